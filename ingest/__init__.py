@@ -1,0 +1,64 @@
+"""Ingestors: one module per input format, a registry, and format detection.
+
+Each format module defines ``NAME`` (the ``--format`` value), ``sniff(text, filename) -> float``
+(0 = surely not, 1 = surely this format) and ``parse(text, hints) -> ParseResult``. Parsers are
+pure: decoded text in, model objects out; they never touch the store.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+from ingest.common import Hints, finish
+from kb.errors import InputError
+from kb.model import ParseResult
+from kb.textio import read_text
+
+# --format name -> module (imported lazily: no work at import time)
+FORMATS = {
+    "viewer": "ingest.viewer",
+    "legacy-ja": "ingest.legacy_ja",
+    "cr-en": "ingest.cr_en",
+    "cr-ja": "ingest.cr_ja",
+    "mtgwiki": "ingest.mtgwiki",
+    "pukiwiki": "ingest.pukiwiki",
+    "dm-rules": "ingest.dm_rules",
+}
+
+
+def format_module(name: str):
+    """The module implementing format ``name``."""
+    try:
+        return importlib.import_module(FORMATS[name])
+    except KeyError:
+        raise InputError(f"unknown format {name!r} (known: {', '.join(FORMATS)})") from None
+
+
+def detect(text: str, filename: str = "") -> tuple[str, float]:
+    """Best-matching format for a decoded text, with its confidence."""
+    scores = [(format_module(name).sniff(text, filename), name) for name in FORMATS]
+    score, name = max(scores)
+    return name, score
+
+
+def parse_text(text: str, hints: Hints) -> ParseResult:
+    """Parse decoded text: detect the format unless given, then run that parser and the checks."""
+    fmt = hints.format
+    if not fmt:
+        fmt, score = detect(text, os.path.basename(hints.path))
+        if score <= 0:
+            raise InputError("cannot tell the format of this file; give --format", path=hints.path)
+    module = format_module(fmt)
+    result = module.parse(text, hints)
+    return finish(result, hints)
+
+
+def parse_file(path: str, hints: Hints | None = None) -> ParseResult:
+    """Read, decode and parse one file."""
+    hints = hints or Hints()
+    if not hints.path:
+        hints.path = path
+    decoded = read_text(path)
+    hints.encoding = decoded.encoding
+    return parse_text(decoded.text, hints)

@@ -1,0 +1,151 @@
+"""What every ingestor shares: hints, cross-reference and term harvesting, and the final checks."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb import ruleid
+from kb.model import Diagnostic, ParseResult, Reference, RuleNode, Term
+
+
+@dataclass
+class Hints:
+    """What the user told us (``--format/--game/--lang/--version``) and where the text came from."""
+
+    format: str = ""
+    game: str = ""
+    lang: str = ""
+    version: str = ""
+    path: str = "<input>"
+    encoding: str = ""
+
+
+# A clause id inside running text: 509.1, 509.1c, 704.5aa; never part of a longer number or decimal.
+_ID = r"[1-9]\d{2}(?:\.\d{1,3}(?:[a-kmnp-z]{1,2})?)?"
+_ID_DOTTED = re.compile(r"(?<![\w.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w]|\.\d)")
+# "rule 728〔不正な処理の扱い〕参照", "rules 509.1-3", "rule 601.2a–h", "section 5"
+_RULE_WORD = re.compile(
+    r"(?i)(?:rules?|sections?|ルール|総合ルール)\s*"
+    r"(?P<first>" + _ID + r"|\d)(?![\w])"
+    r"(?P<range>\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z]))?"
+    r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + r")*)"
+)
+_TAIL_ID = re.compile(_ID)
+
+
+def _expand_range(first: str, rng: str) -> list[str]:
+    """``509.1`` + ``-3`` -> 509.1, 509.2, 509.3; ``601.2a`` + ``–h`` -> 601.2a … 601.2h."""
+    end = rng.strip().lstrip("-–—~〜").strip()
+    if not end:
+        return [first]
+    p = ruleid.parse(first)
+    if p is None:
+        return [first]
+    _, rule, num, letters = p
+    if rule is not None and num is not None and letters and re.fullmatch(r"[a-kmnp-z]", end):
+        lo, hi = ruleid.SUB_LETTERS.find(letters), ruleid.SUB_LETTERS.find(end)
+        if 0 <= lo <= hi:
+            return [f"{rule}.{num}{c}" for c in ruleid.SUB_LETTERS[lo : hi + 1]]
+    if rule is not None and num is not None and not letters and end.isdigit() and num <= int(end) <= num + 50:
+        return [f"{rule}.{n}" for n in range(num, int(end) + 1)]
+    if ruleid.parse(end) is not None and "." in end:
+        return [first, end]
+    return [first]
+
+
+def find_references(text: str) -> list[Reference]:
+    """Clause ids cited in a text, each with its raw span; ranges expanded, duplicates kept once."""
+    refs: list[Reference] = []
+    seen: set[str] = set()
+    covered: list[tuple[int, int]] = []
+
+    def add(rule: str, raw: str, start: int, end: int) -> None:
+        if rule in seen or ruleid.parse(rule) is None:
+            return
+        seen.add(rule)
+        refs.append(Reference(rule=rule, raw=raw, start=start, end=end))
+
+    for m in _RULE_WORD.finditer(text):
+        start, end = m.span()
+        raw = m.group(0)
+        # Include a following 〔title〕 in the raw span: it is part of how the viewer cites.
+        t = re.match(r"〔[^〕]{0,40}〕", text[end:])
+        if t:
+            raw += t.group(0)
+        for rule in _expand_range(m.group("first"), m.group("range") or ""):
+            add(rule, raw, start, start + len(raw))
+        for extra in _TAIL_ID.findall(m.group("more") or ""):
+            add(extra, raw, start, start + len(raw))
+        covered.append((start, end))
+    for m in _ID_DOTTED.finditer(text):
+        if any(s <= m.start() < e for s, e in covered):
+            continue
+        add(m.group(1), m.group(1), m.start(), m.end())
+    return refs
+
+
+_PAIR_SLASH = re.compile(r"「([^「」／/]{1,60})[／/]\s*([A-Za-z][^「」]{0,80}?)」")
+_PAIR_PAREN = re.compile(r"([\u3040-\u30ff\u4e00-\u9fff・ー]{2,30})[（(]([A-Z][A-Za-z' \-]{1,60})[）)]")
+
+
+def harvest_terms(text: str, rule: str = "", line: int = 0) -> list[Term]:
+    """Bilingual pairs written in running text: 「日本語／English」 and 日本語（English）."""
+    terms = []
+    for m in _PAIR_SLASH.finditer(text):
+        ja, en = m.group(1).strip(), m.group(2).strip().rstrip(",")
+        terms.append(Term(term=ja, english=en, rule=rule, source="inline", line=line))
+    for m in _PAIR_PAREN.finditer(text):
+        terms.append(Term(term=m.group(1), english=m.group(2).strip(), rule=rule, source="inline", line=line))
+    return terms
+
+
+def check_nodes(nodes: list[RuleNode], path: str, *, errors: bool = True) -> list[Diagnostic]:
+    """Duplicate ids and ids out of document order; errors by default, warnings when recoverable."""
+    level = "error" if errors else "warning"
+    out: list[Diagnostic] = []
+    seen: dict[str, int] = {}
+    prev: RuleNode | None = None
+    for node in nodes:
+        if node.rule in seen:
+            out.append(Diagnostic(path, node.line, f"duplicate clause id {node.rule} (first at line {seen[node.rule]})", level))
+            continue
+        seen[node.rule] = node.line
+        if prev is not None and ruleid.sort_key(node.rule) < ruleid.sort_key(prev.rule):
+            out.append(Diagnostic(path, node.line, f"clause id {node.rule} out of order (after {prev.rule})", level))
+        prev = node
+    return out
+
+
+def link_tree(nodes: list[RuleNode]) -> None:
+    """Fill parent (nearest existing ancestor) and position in document order."""
+    present = {n.rule for n in nodes}
+    for i, node in enumerate(nodes):
+        node.position = i
+        if node.parent is None:
+            for anc in reversed(ruleid.ancestors(node.rule)):
+                if anc in present:
+                    node.parent = anc
+                    break
+
+
+def finish(result: ParseResult, hints: Hints) -> ParseResult:
+    """Apply user overrides, link the tree, harvest references, and flag bad structure."""
+    for version in result.versions:
+        if hints.game:
+            version.game = hints.game
+        if hints.lang:
+            version.lang = hints.lang
+        if hints.version:
+            version.label = hints.version
+        link_tree(version.nodes)
+        for node in version.nodes:
+            if not node.references and node.text:
+                node.references = find_references(node.text)
+        result.diagnostics.extend(check_nodes(version.nodes, hints.path))
+    for article in result.articles:
+        if hints.game:
+            article.game = hints.game
+    if not result.versions and not result.articles:
+        result.diagnostics.append(Diagnostic(hints.path, 0, f"no rules or article found: not a {result.format} text?"))
+    return result
