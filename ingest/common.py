@@ -26,7 +26,7 @@ _ID = r"[1-9]\d{2}(?:\.\d{1,3}(?:[a-kmnp-z]{1,2})?)?"
 _ID_DOTTED = re.compile(r"(?<![\w.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w]|\.\d)")
 # "rule 728〔不正な処理の扱い〕参照", "rules 509.1-3", "rule 601.2a–h", "section 5"
 _RULE_WORD = re.compile(
-    r"(?i)(?:rules?|sections?|ルール|総合ルール)\s*"
+    r"(?i)(?:rules?|sections?|総合ゲームルール|総合ルール|ルール)\s*"
     r"(?P<first>" + _ID + r"|\d)(?![\w])"
     r"(?P<range>\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z]))?"
     r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + r")*)"
@@ -93,7 +93,8 @@ def harvest_terms(text: str, rule: str = "", line: int = 0) -> list[Term]:
     """Bilingual pairs written in running text: 「日本語／English」 and 日本語（English）."""
     terms = []
     for m in _PAIR_SLASH.finditer(text):
-        ja, en = m.group(1).strip(), m.group(2).strip().rstrip(",")
+        # "「[クリーチャー]がブロックするたび、／Whenever [a creature] blocks,」": drop the clause comma on both sides
+        ja, en = m.group(1).strip().rstrip("、，,"), m.group(2).strip().rstrip(",")
         terms.append(Term(term=ja, english=en, rule=rule, source="inline", line=line))
     for m in _PAIR_PAREN.finditer(text):
         terms.append(Term(term=m.group(1), english=m.group(2).strip(), rule=rule, source="inline", line=line))
