@@ -6,7 +6,8 @@ import re
 import unicodedata
 
 # section "5" | rule "509" | clause "509.1" | sub-clause "509.1c" / "704.5aa"
-RULE_ID_RE = re.compile(r"^(?P<rule>[1-9]\d{2})(?:\.(?P<num>\d{1,3})(?P<sub>[a-z]{1,2})?)?$|^(?P<section>[0-9])$")
+# (Duel Masters also numbers its introduction: rule "000", clause "000.1".)
+RULE_ID_RE = re.compile(r"^(?P<rule>[1-9]\d{2}|000)(?:\.(?P<num>\d{1,3})(?P<sub>[a-z]{1,2})?)?$|^(?P<section>[0-9])$")
 
 # Sub-rule letters never use l or o (they read as 1 and 0).
 SUB_LETTERS = "abcdefghijkmnpqrstuvwxyz"
@@ -69,8 +70,8 @@ def parent(rule: str) -> str | None:
     if num is None:
         return str(section)
     if letters:
-        return f"{r}.{num}"
-    return str(r)
+        return f"{r:03d}.{num}"
+    return f"{r:03d}"
 
 
 def ancestors(rule: str) -> list[str]:
