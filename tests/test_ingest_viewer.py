@@ -1,0 +1,154 @@
+"""The rules-viewer ingestor on seeds 000/003, a hand-written HTML page, and format detection."""
+
+from pathlib import Path
+
+import pytest
+
+import ingest
+from ingest import viewer
+from ingest.common import Hints
+from kb.textio import read_text
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT / "corpus"
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "viewer"
+SEED_509 = CORPUS / "000_69c867f839c48ea8.txt"
+SEED_510 = CORPUS / "003_1192bed475bff8cb.txt"
+
+
+def parse(path: Path, **hints):
+    return ingest.parse_file(str(path), Hints(format="viewer", **hints))
+
+
+def nodes_of(result):
+    (version,) = result.versions
+    return {n.rule: n for n in version.nodes}
+
+
+def test_seed_509_clauses_and_version():
+    result = parse(SEED_509)
+    (version,) = result.versions
+    assert (version.game, version.lang, version.label, version.partial) == ("mtg", "ja", "20231117.0", True)
+    assert version.meta["version_source"] == "viewer default"
+    assert not result.errors
+    clauses = [n.rule for n in version.nodes if "." in n.rule]
+    assert len(clauses) == 26
+    assert clauses[0] == "509.1" and clauses[-1] == "509.7"
+    assert "509.1i" in clauses and "509.5g" in clauses and "509.1l" not in clauses
+
+
+def test_seed_509_headings_have_titles_and_tree():
+    nodes = nodes_of(parse(SEED_509))
+    assert nodes["5"].title == "ターンの構造"
+    assert nodes["509"].title == "ブロック・クリーチャー指定ステップ"
+    assert nodes["509"].parent == "5"
+    assert nodes["509.1c"].parent == "509.1"
+    assert nodes["509.2"].parent == "509"
+    assert nodes["509.1"].line == 4
+
+
+def test_seed_509_continuation_and_example():
+    node = nodes_of(parse(SEED_509))["509.1b"]
+    first, cont = node.text.split("\n")
+    assert first.startswith("防御プレイヤーは、自分がコントロールしている")
+    assert cont.startswith("この制限は回避能力")
+    assert node.examples == ["攻撃クリーチャーが飛行とシャドーを持っていた場合、飛行を持っていてシャドーを持っていないクリーチャーはそれをブロックできない。"]
+
+
+def test_seed_509_references():
+    nodes = nodes_of(parse(SEED_509))
+    refs = {rule: [r.rule for r in n.references] for rule, n in nodes.items()}
+    assert "728" in refs["509.1"]
+    assert nodes["509.1"].references[0].raw == "rule 728〔不正な処理の扱い〕"
+    assert refs["509.4a"] == ["509.1", "509.2", "509.3", "603"]
+    assert refs["509.5c"] == ["509.1h"]
+    assert refs["509.1g"] == ["506.4"]
+    assert refs["509.1e"] == ["605"]
+
+
+def test_seed_509_terms():
+    (version,) = parse(SEED_509).versions
+    pairs = {(t.term, t.english, t.rule) for t in version.terms}
+    assert ("ブロックされているクリーチャー", "blocked creature", "509.1h") in pairs
+    assert ("ブロックされなかったクリーチャー", "unblocked creature", "509.1h") in pairs
+    # the trailing clause comma goes on both sides
+    assert ("[クリーチャー]がブロックするたび", "Whenever [a creature] blocks", "509.5a") in pairs
+    assert all(t.source == "inline" for t in version.terms)
+
+
+def test_seed_510_examples():
+    result = parse(SEED_510)
+    nodes = nodes_of(result)
+    assert len([r for r in nodes if "." in r]) == 10
+    assert nodes["510"].title == "戦闘ダメージ・ステップ"
+    assert len(nodes["510.1c"].examples) == 4
+    assert all(e.startswith("攻撃クリーチャー《") for e in nodes["510.1c"].examples)
+    assert len(nodes["510.2"].examples) == 1
+    assert [r.rule for r in nodes["510.4"].references] == ["702.7", "702.4"]
+
+
+def test_version_hint_and_marker_in_text():
+    text = SEED_510.read_text(encoding="utf-8")
+    hinted = viewer.parse(text, Hints(version="20240209.0"))
+    assert hinted.versions[0].label == "20240209.0"
+    assert hinted.versions[0].meta["version_source"] == "hint"
+    marked = viewer.parse(text + "\n総合ルール 20250207.0 準拠\n", Hints())
+    assert marked.versions[0].label == "20250207.0"
+    assert marked.versions[0].meta["version_source"] == "text"
+    assert not marked.diagnostics
+    default = viewer.parse(text, Hints(path="x.txt"))
+    assert [d.level for d in default.diagnostics] == ["warning"]
+
+
+def test_example_then_paragraph_continues_the_example():
+    text = "総合ルールビューア\n509. 見出し\n- 509.1 本文。\n例：一つ目の例。\n例の続き。\n- 509.2 次。\n"
+    nodes = nodes_of(viewer.parse(text, Hints()))
+    assert nodes["509.1"].text == "本文。"
+    assert nodes["509.1"].examples == ["一つ目の例。\n例の続き。"]
+
+
+def test_html_page():
+    result = parse(FIXTURES / "509_page.html")
+    (version,) = result.versions
+    assert version.label == "20231117.0" and version.meta["version_source"] == "text"
+    assert not result.errors
+    nodes = {n.rule: n for n in version.nodes}
+    # the sidebar table of contents and breadcrumb add nothing
+    assert list(nodes) == ["5", "509", "509.1", "509.1a", "509.1b", "509.1c", "509.1h", "509.4a"]
+    assert nodes["509"].title == "ブロック・クリーチャー指定ステップ"
+    assert nodes["509.1"].text.startswith("まず、防御プレイヤーは")
+    assert nodes["509.1"].text.endswith("(rule 728〔不正な処理の扱い〕参照。)")
+    assert nodes["509.1b"].text.count("\n") == 1
+    assert nodes["509.1b"].examples[0].startswith("攻撃クリーチャーが飛行とシャドー")
+    assert [r.rule for r in nodes["509.1"].references] == ["728"]
+    # a glossary link to a rule counts as a reference even though the text does not spell it out
+    assert "702.111" in [r.rule for r in nodes["509.1c"].references]
+    assert [r.rule for r in nodes["509.4a"].references] == ["509.1", "509.2", "509.3", "603"]
+    assert ("ブロックされているクリーチャー", "blocked creature") in {(t.term, t.english) for t in version.terms}
+
+
+@pytest.mark.parametrize(
+    "seed, fmt",
+    [
+        ("000_69c867f839c48ea8.txt", "viewer"),
+        ("003_1192bed475bff8cb.txt", "viewer"),
+        ("002_52ff311794a719e8.txt", "mtgwiki"),
+        ("001_7d107e230c311bb9.txt", "pukiwiki"),
+    ],
+)
+def test_detect_seeds(seed, fmt):
+    text = (CORPUS / seed).read_text(encoding="utf-8")
+    name, score = ingest.detect(text, seed)
+    assert (name, score > 0.8) == (fmt, True)
+
+
+@pytest.mark.parametrize("seed", ["001_7d107e230c311bb9.txt", "002_52ff311794a719e8.txt", "004_141578bca00711b0.txt"])
+def test_sniff_refuses_other_seeds(seed):
+    assert viewer.sniff((CORPUS / seed).read_text(encoding="utf-8"), seed) == 0.0
+
+
+def test_sniff_refuses_english_and_official_japanese():
+    shared = ROOT.parent / "shared" / "corpora"
+    for path in [shared / "cr-en" / "MagicCompRules_2003-07-01.txt", shared / "cr-en" / "MagicCompRules_2026-01-16.txt",
+                 *sorted((shared / "cr-ja").glob("*.txt")), *sorted((shared / "dm-rules").glob("*"))]:
+        assert viewer.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
