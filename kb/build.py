@@ -1,0 +1,236 @@
+"""The build pipeline: corpus -> ingest -> store -> lineage -> index, then an atomic swap.
+
+Every write goes into a new generation directory (``kb.home``); the live KB is swapped only after
+everything succeeded, so a crash or bad input anywhere leaves the previous KB serving unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import sys
+import time
+import tomllib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb.errors import InputError
+from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.store import Store
+
+Progress = Callable[[int, int, str], None]
+
+BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+
+
+@dataclass
+class ManifestEntry:
+    """One [[document]] of corpus/manifest.toml."""
+
+    path: Path
+    format: str = ""
+    game: str = ""
+    lang: str = ""
+    version: str = ""
+    effective: str = ""
+    kind: str = ""
+    source: str = ""
+    provenance: str = ""
+    notes: str = ""
+
+
+@dataclass
+class Ingested:
+    """What one file added: for the CLI's report."""
+
+    path: str
+    format: str
+    versions: list[str] = field(default_factory=list)
+    articles: list[str] = field(default_factory=list)
+    clauses: int = 0
+    warnings: list[str] = field(default_factory=list)
+    skipped: bool = False
+
+    def describe(self) -> str:
+        if self.skipped:
+            return f"{self.path}: already ingested (same content), skipped"
+        what = ", ".join(self.versions + [f"article {a}" for a in self.articles]) or "nothing"
+        return f"{self.path}: format {self.format} -> {what}; {self.clauses} clauses"
+
+
+def read_manifest(corpus_dir: Path) -> list[ManifestEntry]:
+    """Read ``corpus_dir/manifest.toml``; bad entries are errors naming the manifest."""
+    manifest = corpus_dir / "manifest.toml"
+    try:
+        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError("no manifest.toml in the corpus directory", path=str(corpus_dir)) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"bad TOML: {exc}", path=str(manifest)) from None
+    entries = []
+    known = set(ManifestEntry.__dataclass_fields__)
+    for i, doc in enumerate(data.get("document", []), 1):
+        unknown = set(doc) - known
+        if unknown or "path" not in doc:
+            problem = f"unknown keys {sorted(unknown)}" if unknown else "missing 'path'"
+            raise InputError(f"document #{i}: {problem}", path=str(manifest))
+        entries.append(ManifestEntry(**{**doc, "path": corpus_dir / doc["path"]}))
+    return entries
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def ingest_into(store: Store, path: str, hints=None, *, display: str | None = None) -> Ingested:
+    """Parse one file and add it to ``store``; InputError (file:line) if it has errors."""
+    from ingest import parse_file
+    from ingest.common import Hints
+
+    display = display or path
+    hints = hints or Hints()
+    hints.path = display
+    if not os.path.isfile(path):
+        raise InputError("no such file", path=display)
+    sha = _sha256(path)
+    if store.has_document(sha):
+        return Ingested(path=display, format=hints.format or "?", skipped=True)
+    result = parse_file(path, hints)
+    if result.errors:
+        first = result.errors[0]
+        more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
+        raise InputError(first.message + more, path=first.path or display, line=first.line)
+    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding)
+    report = Ingested(path=display, format=result.format, warnings=[str(w) for w in result.warnings] + notes)
+    for v in result.versions:
+        eff = f", effective {v.effective.isoformat()}" if v.effective else ""
+        part = ", partial" if v.partial else ""
+        report.versions.append(f"{v.game}/{v.lang}/{v.label}{eff}{part}")
+        report.clauses += sum(1 for n in v.nodes if "." in n.rule)
+    report.articles = [a.title for a in result.articles]
+    return report
+
+
+def finish_store(store: Store, index_dir: Path, progress: Progress | None = None) -> dict:
+    """Derived data after ingestion: version placement, lineage, then the search index."""
+    from kb import history, index, order
+
+    stats: dict = {}
+    t0 = time.perf_counter()
+    order.place_undated(store)
+    stats["lineage"] = history.build_lineage(store, progress)
+    stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
+    store.commit()
+    t1 = time.perf_counter()
+    if index_dir.exists():
+        import shutil
+
+        shutil.rmtree(index_dir)
+    stats["index"] = index.build_index(store, index_dir, progress)
+    stats["index_seconds"] = round(time.perf_counter() - t1, 2)
+    return stats
+
+
+def build_kb(
+    home: Home | str | None = None,
+    corpus_dir: str | Path | None = None,
+    progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
+) -> dict:
+    """Build a fresh KB from a corpus manifest into a new generation and swap it in."""
+    from ingest.common import Hints
+
+    home = home if isinstance(home, Home) else Home(home)
+    corpus = Path(corpus_dir) if corpus_dir else BUNDLED_CORPUS
+    entries = read_manifest(corpus)
+    log = log or (lambda msg: None)
+    t0 = time.perf_counter()
+    with home.new_generation() as gen:
+        store = Store.create(str(gen / STORE_FILE))
+        try:
+            for i, entry in enumerate(entries, 1):
+                hints = Hints(format=entry.format, game=entry.game, lang=entry.lang, version=entry.version)
+                report = ingest_into(store, str(entry.path), hints, display=_display(entry.path))
+                log(report.describe())
+                for w in report.warnings:
+                    log(f"  warning: {w}")
+                if progress:
+                    progress(i, len(entries), "ingest")
+            store.set_meta("corpus", str(corpus))
+            store.commit()
+            stats = finish_store(store, gen / INDEX_DIR, progress)
+            store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
+            store.commit()
+        finally:
+            store.close()
+    stats["documents"] = len(entries)
+    stats["seconds"] = round(time.perf_counter() - t0, 2)
+    stats["generation"] = gen.name
+    return stats
+
+
+def ingest_files(
+    home: Home | str | None,
+    paths: list[str],
+    hints_for: Callable[[str], object],
+    progress: Progress | None = None,
+    log: Callable[[str], None] | None = None,
+) -> list[Ingested]:
+    """Add files to the live KB: copy it to a new generation, add, re-derive, swap; all or nothing."""
+    home = home if isinstance(home, Home) else Home(home)
+    log = log or (lambda msg: None)
+    reports = []
+    with home.new_generation(copy_current=True) as gen:
+        store_path = gen / STORE_FILE
+        store = Store.open(str(store_path), write=True) if store_path.exists() else Store.create(str(store_path))
+        try:
+            for i, path in enumerate(paths, 1):
+                report = ingest_into(store, path, hints_for(path))
+                reports.append(report)
+                log(report.describe())
+                for w in report.warnings:
+                    log(f"  warning: {w}")
+                if progress:
+                    progress(i, len(paths), "ingest")
+            if any(not r.skipped for r in reports):
+                store.commit()
+                finish_store(store, gen / INDEX_DIR, progress)
+            store.commit()
+        finally:
+            store.close()
+    return reports
+
+
+@contextlib.contextmanager
+def writable_copy(home: Home | str | None) -> Iterator[Store]:
+    """A writable copy of the live store, swapped in when the block succeeds."""
+    home = home if isinstance(home, Home) else Home(home)
+    home.current()
+    with home.new_generation(copy_current=True) as gen:
+        store = Store.open(str(gen / STORE_FILE), write=True)
+        try:
+            yield store
+            store.commit()
+        finally:
+            store.close()
+
+
+def _display(path: Path) -> str:
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def stderr_progress(done: int, total: int, what: str) -> None:
+    """A one-line progress display on stderr for long work."""
+    if not sys.stderr.isatty() and done not in (total,) and done % max(1, total // 10):
+        return
+    sys.stderr.write(f"\r{what}: {done}/{total}" + ("\n" if done >= total else ""))
+    sys.stderr.flush()

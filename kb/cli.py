@@ -1,0 +1,347 @@
+"""The ``rulekb`` command line: thin commands over the library; errors become one-line messages."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from functools import wraps
+
+import click
+
+from kb import ruleid
+from kb.errors import NotFound, RulekbError
+from kb.home import Home
+
+GAME = click.Choice(["mtg", "dm"])
+LANG = click.Choice(["ja", "en"])
+
+
+def _fail(message: str) -> None:
+    click.echo(f"rulekb: {message}", err=True)
+    sys.exit(1)
+
+
+def handles_errors(fn: Callable) -> Callable:
+    """Turn library errors into a one-line message and exit status 1 (never a traceback)."""
+
+    @wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except RulekbError as exc:
+            _fail(str(exc))
+        except BrokenPipeError:
+            sys.exit(0)
+
+    return wrapper
+
+
+def emit_json(data) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--home", type=click.Path(file_okay=False), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
+@click.version_option(package_name="rulekb")
+@click.pass_context
+def cli(ctx: click.Context, home: str | None) -> None:
+    """Search, compare and cite card-game comprehensive rules, in Japanese and English."""
+    ctx.obj = Home(home)
+
+
+def _store(ctx: click.Context):
+    return ctx.obj.open_store()
+
+
+@cli.command()
+@click.option("--corpus", type=click.Path(exists=True, file_okay=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
+@click.pass_context
+@handles_errors
+def build(ctx: click.Context, corpus: str | None, quiet: bool) -> None:
+    """(Re)build the KB from a corpus manifest; the previous KB serves until the new one is complete."""
+    from kb.build import build_kb, stderr_progress
+
+    log = (lambda msg: None) if quiet else (lambda msg: click.echo(msg, err=True))
+    stats = build_kb(ctx.obj, corpus, progress=None if quiet else stderr_progress, log=log)
+    click.echo(f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}")
+
+
+@cli.command()
+@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.option("--format", "fmt", help="Input format (default: detected). See `rulekb formats`.")
+@click.option("--game", type=GAME, help="Override the game.")
+@click.option("--lang", type=LANG, help="Override the language.")
+@click.option("--version", "label", help="Override the version label.")
+@click.pass_context
+@handles_errors
+def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: str | None, lang: str | None, label: str | None) -> None:
+    """Add rule texts or wiki pages to the KB (all or nothing), saying what was detected."""
+    from ingest import FORMATS
+    from ingest.common import Hints
+    from kb.build import ingest_files, stderr_progress
+
+    if fmt and fmt not in FORMATS:
+        raise click.BadParameter(f"{fmt!r} (known: {', '.join(FORMATS)})", param_hint="--format")
+
+    def hints_for(path: str) -> Hints:
+        return Hints(format=fmt or "", game=game or "", lang=lang or "", version=label or "")
+
+    reports = ingest_files(ctx.obj, list(files), hints_for, progress=stderr_progress if len(files) > 5 else None)
+    for r in reports:
+        click.echo(r.describe())
+        for w in r.warnings:
+            click.echo(f"  warning: {w}", err=True)
+
+
+@cli.command()
+def formats() -> None:
+    """List the input formats `ingest --format` accepts."""
+    from ingest import FORMATS, format_module
+
+    for name in FORMATS:
+        doc = (format_module(name).__doc__ or "").strip().splitlines()
+        click.echo(f"{name:10} {doc[0] if doc else ''}")
+
+
+@cli.command()
+@click.option("--game", type=GAME)
+@click.option("--lang", type=LANG)
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_context
+@handles_errors
+def versions(ctx: click.Context, game: str | None, lang: str | None, as_json: bool) -> None:
+    """List versions oldest first, with dates and counts."""
+    store = _store(ctx)
+    rows = [v.as_json() for v in store.versions(game, lang)]
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        flags = " partial" if r["partial"] else ""
+        eff = r["effective"] or (f"~{r['estimated']['best']}" if r.get("estimated") else "undated")
+        click.echo(f"{r['game']}/{r['lang']}/{r['version']:<12} {eff:<12} {r['clauses']:>5} clauses {r['headings']:>4} headings {r['terms']:>4} terms{flags}")
+
+
+def _resolve_version(store, label: str | None, game: str | None, lang: str | None, rule: str | None = None):
+    """Pick the version a command means from what the user gave."""
+    if label and label != "latest":
+        return store.find_version(label, game, lang)
+    game = game or "mtg"
+    langs = [lang] if lang else ["ja", "en"]
+    for lg in langs:
+        v = store.latest(game, lg)
+        if v is None:
+            continue
+        if rule is None or store.node(v, rule) is not None:
+            return v
+        # The newest version may be a fragment without this rule: take the newest that has it.
+        for cand in reversed(store.versions(game, lg)):
+            if store.node(cand, rule) is not None:
+                return cand
+    raise NotFound(f"no {game} version{'' if not lang else ' in ' + lang} holds {rule}" if rule else f"no {game} versions")
+
+
+def _rule_arg(raw: str) -> str:
+    rule = ruleid.normalize(raw)
+    if not ruleid.is_valid(rule, strict_letters=False):
+        raise RulekbError(f"not a clause id: {raw!r} (expected e.g. 509, 509.1 or 509.1c)")
+    return rule
+
+
+@cli.command()
+@click.argument("rule")
+@click.option("--game", type=GAME)
+@click.option("--lang", type=LANG)
+@click.option("--version", "label", help="Version label or 'latest' (default: newest holding the rule).")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, label: str | None, as_json: bool) -> None:
+    """Show one rule or clause with its examples, references, parent and children."""
+    from kb.views import clause_view
+
+    store = _store(ctx)
+    rule = _rule_arg(rule)
+    version = _resolve_version(store, label, game, lang, rule)
+    data = clause_view(store, version, rule)
+    if as_json:
+        emit_json(data)
+        return
+    click.echo(f"{data['game']}/{data['lang']}/{data['version']}  {data['rule']}  {data['title']}".rstrip())
+    if data["text"]:
+        click.echo(data["text"])
+    for ex in data["examples"]:
+        click.echo(f"  例/Example: {ex}")
+    for note in data.get("notes", []):
+        click.echo(f"  注/Note: {note}")
+    if data["children"]:
+        click.echo("children: " + ", ".join(data["children"]))
+    if data["references"]:
+        click.echo("references: " + ", ".join(data["references"]))
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--game", type=GAME)
+@click.option("--lang", type=LANG)
+@click.option("--version", "label", help="Version label or 'latest' (default: the newest of each game and language).")
+@click.option("--limit", type=click.IntRange(1, 200), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def search(ctx: click.Context, query: str, game: str | None, lang: str | None, label: str | None, limit: int, as_json: bool) -> None:
+    """Search clauses, terms and articles (Japanese or English; a rule number jumps to it)."""
+    from kb.search import Searcher
+
+    store = _store(ctx)
+    hits = Searcher(store, ctx.obj.index_dir()).search(query, game=game, lang=lang, version=label, limit=limit)
+    if as_json:
+        emit_json(hits)
+        return
+    if not hits:
+        click.echo("no results", err=True)
+    for h in hits:
+        where = f"{h['game']}/{h['lang']}/{h['version']}"
+        also = f" (+{h['also_in']} versions)" if h.get("also_in") else ""
+        click.echo(f"{h['score']:6.2f}  {h['kind']:7} {where:<20} {h['rule'] or h['title']}{also}")
+        click.echo(f"        {h['snippet']}")
+
+
+def _pair(store, old: str, new: str, game: str | None, lang: str | None):
+    a = store.find_version(old, game, lang) if old != "latest" else None
+    b = store.find_version(new, game, lang) if new != "latest" else None
+    ref = a or b
+    if ref is None:
+        raise RulekbError("give at least one version label (or --game and --lang with 'latest')")
+    a = a or store.get_version(ref.game, ref.lang, "latest")
+    b = b or store.get_version(ref.game, ref.lang, "latest")
+    return a, b
+
+
+@cli.command()
+@click.argument("old")
+@click.argument("new")
+@click.option("--game", type=GAME)
+@click.option("--lang", type=LANG)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | None, as_json: bool) -> None:
+    """Compare two versions of one game and language: added, removed, edited and moved clauses."""
+    from kb.diff import diff_versions
+
+    store = _store(ctx)
+    a, b = _pair(store, old, new, game, lang)
+    if (a.game, a.lang) != (b.game, b.lang):
+        raise RulekbError(f"{a.label} is {a.game}/{a.lang} but {b.label} is {b.game}/{b.lang}: diff compares one game and language (see `rulekb align`)")
+    data = diff_versions(store, a.game, a.lang, a.label, b.label)
+    if as_json:
+        emit_json(data)
+        return
+    for c in data["changes"]:
+        ref = " (references only)" if c.get("reference_only") else ""
+        sim = f" {c['similarity']:.2f}" if c.get("similarity") is not None else ""
+        click.echo(f"{c['kind']:8} {c.get('old_rule') or '-':>9} -> {c.get('new_rule') or '-':<9}{sim}{ref}")
+
+
+@cli.command()
+@click.argument("rule")
+@click.option("--game", type=GAME, default="mtg", show_default=True)
+@click.option("--lang", type=LANG, help="Default: English when the KB has English editions holding the rule, else Japanese.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def history(ctx: click.Context, rule: str, game: str, lang: str | None, as_json: bool) -> None:
+    """Trace one clause through every edition: created, edited, moved, removed."""
+    from kb.history import history as trace
+
+    store = _store(ctx)
+    rule = _rule_arg(rule)
+    langs = [lang] if lang else ["en", "ja"]
+    lang = next((lg for lg in langs if store.rule_versions(game, lg, rule)), langs[0])
+    data = trace(store, game, lang, rule)
+    if as_json:
+        emit_json(data)
+        return
+    for e in data["events"]:
+        moved = f" (was {e['old_rule']})" if e.get("old_rule") and e.get("old_rule") != e.get("rule") else ""
+        click.echo(f"{e['version']:<12} {e['kind']:8} {e.get('rule') or ''}{moved}")
+
+
+@cli.command()
+@click.argument("version_a")
+@click.argument("version_b")
+@click.option("--game", type=GAME)
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, as_json: bool) -> None:
+    """Align two versions clause by clause, e.g. ja 20231117.0 against en 20231117."""
+    from kb.align import align as run_align
+
+    store = _store(ctx)
+    a = store.find_version(version_a, game)
+    b = store.find_version(version_b, game)
+    data = run_align(store, a, b)
+    if as_json:
+        emit_json(data)
+        return
+    counts: dict[str, int] = {}
+    for p in data["pairs"]:
+        counts[p["status"]] = counts.get(p["status"], 0) + 1
+    click.echo(f"{a.lang}/{a.label} ~ {b.lang}/{b.label}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    for p in data["pairs"]:
+        if p["status"] != "paired":
+            click.echo(f"  {p['status']:<13} {p.get('a_rule') or '-':>9} ~ {p.get('b_rule') or '-'}")
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.option("--game", type=GAME, default="mtg", show_default=True)
+@click.option("--against", help="Version to resolve citations against (default: the newest).")
+@click.option("--junit", multiple=True, type=click.Path(exists=True, dir_okay=False), help="JUnit XML results (repeatable).")
+@click.option("--save", is_flag=True, help="Keep the result in the KB for the web app.")
+@click.option("--json", "as_json", is_flag=True)
+@click.pass_context
+@handles_errors
+def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | None, junit: tuple[str, ...], save: bool, as_json: bool) -> None:
+    """Find rule citations in an engine's tests and check them against the rules."""
+    from kb.links import link as run_link
+
+    if save:
+        from kb.build import writable_copy
+
+        with writable_copy(ctx.obj) as store:
+            data = run_link(store, list(paths), game=game, against=against, junit=list(junit), save=True)
+    else:
+        data = run_link(_store(ctx), list(paths), game=game, against=against, junit=list(junit))
+    if as_json:
+        emit_json(data)
+        return
+    for c in data["citations"]:
+        if c["status"] != "ok":
+            hint = f" -> {', '.join(c['suggest'][:3])}" if c.get("suggest") else ""
+            click.echo(f"{c['file']}:{c['line']}: {c['status']} {c['rule']}{hint} {c.get('note') or ''}".rstrip())
+    counts: dict[str, int] = {}
+    for c in data["citations"]:
+        counts[c["status"]] = counts.get(c["status"], 0) + 1
+    click.echo(f"{len(data['citations'])} citations against {data['against']}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=5000, show_default=True, type=int)
+@click.pass_context
+@handles_errors
+def serve(ctx: click.Context, host: str, port: int) -> None:
+    """Serve the web app (production WSGI server, read-only)."""
+    from web.server import serve as run
+
+    ctx.obj.current()  # fail early, with a clear message, when nothing was built
+    run(ctx.obj.path, host=host, port=port)
+
+
+def main() -> None:
+    cli(prog_name="rulekb")

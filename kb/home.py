@@ -1,0 +1,143 @@
+"""The data home: generations of the KB side by side, the live one behind an atomically swapped link.
+
+Layout::
+
+    HOME/current -> gen-20261130T015230-1a2b   (symlink, replaced with rename(2): atomic)
+    HOME/gen-…/kb.sqlite                       the store
+    HOME/gen-…/index/                          the Whoosh index
+    HOME/.lock                                 held by the one writer (build/ingest/link --save)
+
+Readers resolve ``current`` once per open and keep that generation; a build never touches it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import shutil
+import sqlite3
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from kb.errors import StoreError
+
+STORE_FILE = "kb.sqlite"
+INDEX_DIR = "index"
+
+
+def default_home() -> Path:
+    """``$RULEKB_HOME``, else ``$XDG_DATA_HOME/rulekb``, else ``~/.local/share/rulekb``."""
+    env = os.environ.get("RULEKB_HOME")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+    return Path(base) / "rulekb"
+
+
+class Home:
+    """A data home directory holding KB generations."""
+
+    def __init__(self, path: str | os.PathLike | None = None):
+        self.path = Path(path) if path else default_home()
+
+    @property
+    def link(self) -> Path:
+        return self.path / "current"
+
+    def current(self) -> Path:
+        """The live generation directory; StoreError when nothing was built yet."""
+        try:
+            target = os.readlink(self.link)
+        except OSError:
+            raise StoreError(f"no knowledge base in {self.path}: run `rulekb build` first") from None
+        return self.path / target
+
+    def exists(self) -> bool:
+        return self.link.is_symlink() and (self.current() / STORE_FILE).exists()
+
+    def store_path(self) -> Path:
+        return self.current() / STORE_FILE
+
+    def index_dir(self) -> Path:
+        return self.current() / INDEX_DIR
+
+    def open_store(self):
+        """Open the live store read-only."""
+        from kb.store import Store
+
+        return Store.open(str(self.store_path()))
+
+    @contextlib.contextmanager
+    def writer_lock(self) -> Iterator[None]:
+        """Hold the home's writer lock; refuse at once if another writer has it."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        with open(self.path / ".lock", "w") as fh:
+            try:
+                fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise StoreError(f"{self.path}: another rulekb build or ingest is running") from None
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+
+    @contextlib.contextmanager
+    def new_generation(self, *, copy_current: bool = False) -> Iterator[Path]:
+        """Yield a fresh generation directory; swap it in if the block succeeds, drop it if not."""
+        with self.writer_lock():
+            previous = self.current().name if self.link.is_symlink() else None
+            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+            gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
+            try:
+                if copy_current and self.exists():
+                    _copy_generation(self.current(), gen)
+                yield gen
+                _fsync_tree(gen)
+                self._swap(gen)
+            except BaseException:
+                shutil.rmtree(gen, ignore_errors=True)
+                raise
+            self._prune(keep={gen.name, previous})
+
+    def _swap(self, gen: Path) -> None:
+        tmp = self.path / f".current-{os.getpid()}"
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+        os.symlink(gen.name, tmp)
+        os.replace(tmp, self.link)  # rename(2) is atomic: readers see the old or the new, never neither
+        dirfd = os.open(self.path, os.O_RDONLY)
+        try:
+            os.fsync(dirfd)
+        finally:
+            os.close(dirfd)
+
+    def _prune(self, keep: set) -> None:
+        """Remove generations other than the live one and the one it replaced (and crashed leftovers)."""
+        for p in self.path.glob("gen-*"):
+            if p.is_dir() and p.name not in keep:
+                shutil.rmtree(p, ignore_errors=True)
+
+
+def _copy_generation(src: Path, dst: Path) -> None:
+    """Copy a live generation consistently (SQLite backup API; the index directory as files)."""
+    source = sqlite3.connect(f"file:{src / STORE_FILE}?mode=ro", uri=True)
+    target = sqlite3.connect(dst / STORE_FILE)
+    with target:
+        source.backup(target)
+    source.close()
+    target.close()
+    if (src / INDEX_DIR).is_dir():
+        shutil.copytree(src / INDEX_DIR, dst / INDEX_DIR)
+
+
+def _fsync_tree(root: Path) -> None:
+    for dirpath, _dirs, files in os.walk(root):
+        for name in files:
+            fd = os.open(os.path.join(dirpath, name), os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)

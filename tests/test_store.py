@@ -1,0 +1,86 @@
+"""The SQLite store: versions, merging fragments, content addressing, reading back."""
+
+from datetime import date
+
+import pytest
+
+from kb.errors import NotFound, StoreError
+from kb.model import ParsedVersion, ParseResult, Reference, RuleNode, Term
+from kb.store import Store
+
+
+def _version(label, nodes, partial=False, lang="ja", effective=None):
+    return ParsedVersion(game="mtg", lang=lang, label=label, effective=effective, partial=partial, nodes=nodes)
+
+
+def _node(rule, text="", title="", parent=None, pos=0):
+    return RuleNode(rule=rule, text=text, title=title, parent=parent, position=pos, line=pos + 1,
+                    references=[Reference("728", "rule 728")] if rule == "509.1" else [])  # fmt: skip
+
+
+@pytest.fixture
+def store(tmp_path):
+    st = Store.create(str(tmp_path / "kb.sqlite"))
+    yield st
+    st.close()
+
+
+def test_round_trip_and_counts(store):
+    v = _version("20231117.0", [_node("5", title="ターンの構造"), _node("509", title="ブロック", parent="5", pos=1),
+                               _node("509.1", "まず…", parent="509", pos=2), _node("509.1a", "防御…", parent="509.1", pos=3)],
+                 effective=date(2023, 11, 17))  # fmt: skip
+    v.terms.append(Term("ブロックされているクリーチャー", english="blocked creature", rule="509.1h", source="inline"))
+    store.add(ParseResult("viewer", "cr", versions=[v]), path="a.txt", sha256="a")
+    store.commit()
+    [info] = store.versions()
+    assert (info.label, info.clauses, info.headings, info.terms, info.documents) == ("20231117.0", 2, 2, 1, 1)
+    assert info.as_json()["effective"] == "2023-11-17"
+    rec = store.node(info, "509.1")
+    assert rec.text == "まず…" and rec.references[0].rule == "728" and rec.parent == "509"
+    assert [c.rule for c in store.children(info, "509")] == ["509.1"]
+    assert [n.rule for n in store.nodes(info)] == ["5", "509", "509.1", "509.1a"]
+
+
+def test_fragments_merge_into_one_version_in_clause_order(store):
+    store.add(ParseResult("viewer", "cr", versions=[_version("20231117.0", [_node("510"), _node("510.1", "x", pos=1)], partial=True)]), path="b", sha256="b")
+    store.add(ParseResult("viewer", "cr", versions=[_version("20231117.0", [_node("509"), _node("509.1", "y", pos=1)], partial=True)]), path="a", sha256="a")
+    store.commit()
+    [info] = store.versions()
+    assert info.partial and info.documents == 2
+    assert [n.rule for n in store.nodes(info)] == ["509", "509.1", "510", "510.1"]
+    assert store.node(info, "509.1").parent == "509"
+
+
+def test_whole_text_supersedes_fragments(store):
+    store.add(ParseResult("mtgwiki", "quote", versions=[_version("20260807.0", [_node("509.1", "q")], partial=True)]), path="q", sha256="q")
+    store.add(ParseResult("cr-ja", "cr", versions=[_version("20260807.0", [_node("509.1", "full"), _node("509.2", "b", pos=1)])]), path="f", sha256="f")
+    store.commit()
+    [info] = store.versions()
+    assert not info.partial
+    assert store.node(info, "509.1").text == "full"
+
+
+def test_identical_texts_are_stored_once(store):
+    for label in ("20230101", "20240101"):
+        store.add(ParseResult("cr-en", "cr", versions=[_version(label, [_node("100.1", "same text")], lang="en")]), path=label, sha256=label)
+    store.commit()
+    assert store.conn.execute("SELECT COUNT(*) FROM contents").fetchone()[0] == 1
+    assert [v.label for v, _ in store.rule_versions("mtg", "en", "100.1")] == ["20230101", "20240101"]
+
+
+def test_version_order_pairs_japanese_with_english_date(store):
+    for label, lang in (("20240101", "en"), ("20231117.0", "ja"), ("20231117", "en")):
+        store.add(ParseResult("x", "cr", versions=[_version(label, [_node("100.1", label)], lang=lang)]), path=label, sha256=label)
+    store.commit()
+    assert [v.label for v in store.versions("mtg", "en")] == ["20231117", "20240101"]
+    assert store.get_version("mtg", "en", "latest").label == "20240101"
+    assert store.find_version("20231117.0").lang == "ja"
+    with pytest.raises(NotFound, match="unknown version"):
+        store.get_version("mtg", "en", "19990101")
+
+
+def test_open_refuses_other_files(tmp_path):
+    bogus = tmp_path / "x.sqlite"
+    bogus.write_bytes(b"not a database at all" * 10)
+    with pytest.raises(StoreError, match="not a rulekb store"):
+        Store.open(str(bogus))
