@@ -1,0 +1,42 @@
+# Two set-up commands (see README): `make run` and `make test`. Everything installs from this repo's files.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 5000
+export RULEKB_HOME ?= $(CURDIR)/.rulekb
+
+.PHONY: run test bench lint browser-deps clean
+
+$(BIN)/rulekb: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+## Build the KB from the bundled corpus/ and serve the web app on http://$(HOST):$(PORT)/
+run: $(BIN)/rulekb
+	$(BIN)/rulekb build
+	$(BIN)/rulekb serve --host $(HOST) --port $(PORT)
+
+## Debian's Chromium and CJK fonts for the browser tests (Playwright drives /usr/bin/chromium).
+browser-deps:
+	@if [ ! -x /usr/bin/chromium ] || ! fc-list 2>/dev/null | grep -qi "Noto Sans CJK"; then \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
+	fi
+
+## Lint, then the whole test suite (unit, end-to-end CLI, browser).
+test: $(BIN)/rulekb browser-deps
+	$(BIN)/ruff check kb ingest web tests bench
+	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+bench: $(BIN)/rulekb
+	$(BIN)/python bench/ingest.py
+	$(BIN)/python bench/search.py
+	$(BIN)/python bench/relevance.py
+	$(BIN)/python bench/versions.py
+	$(BIN)/python bench/link.py
+	$(BIN)/python bench/web.py
+
+clean:
+	rm -rf $(VENV) .rulekb .pytest_cache tests/artifacts
