@@ -229,10 +229,8 @@ def _paragraphs(el: Tag) -> list[str]:
                 continue
             if isinstance(child, NavigableString):
                 cur.append(str(child))
-            elif child.name == "br":
-                flush()
-            elif _clause_id(child):
-                flush()
+            elif child.name == "br" or _clause_id(child):
+                flush()  # a nested clause element is read on its own
             elif child.name in _BLOCKS:
                 flush()
                 walk(child)
