@@ -1,0 +1,297 @@
+"""Read デュエル・マスターズ総合ゲームルール: text extracted from the official PDF."""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from datetime import date
+
+from ingest.common import Hints, harvest_terms
+from kb import ruleid
+from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
+
+NAME = "dm-rules"
+
+_TITLE = re.compile(r"デュエル・マスターズ\s*総合ゲームルール")
+_VERSION = re.compile(r"Ver\.?\s*(\d+(?:\.\d+)+)", re.I)
+_UPDATED = re.compile(r"最終更新日\s*[:：]?\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
+_CONTENTS = re.compile(r"^\s*(?:もくじ|目次)\s*$")
+_ENTRY = re.compile(r"^\s*(\d{1,3})[.．]\s*(.*?)\s*$")
+# 100.1. / 100.1 / 100.2a / 507.2a. / 103.2．/ 200.3C (capital typo) / 701.23 b (stray space)
+_CLAUSE = re.compile(
+    r"^\s*(?P<rule>\d{3})[.．](?P<num>\d{1,3})"
+    r"(?:(?P<sub>[a-z]{1,2}|[A-Z](?=\s))|\s(?P<spaced>[a-z])(?=\s))?"
+    r"(?P<dot>[.．])?(?P<text>.*)$"
+)
+_RULE_HEAD = re.compile(r"^\s*(?P<id>\d{3})[.．](?!\d)\s*(?P<title>.*?)\s*$")
+_SECTION_HEAD = re.compile(r"^\s*(?P<id>\d)[.．](?!\d)\s*(?P<title>.*?)\s*$")
+_EXAMPLE = re.compile(r"^\s*例\s*[：:]\s*")
+# Page furniture a PDF extraction may leave: "- 12 -", "12 / 80", a bare page number, form feeds.
+_PAGE_ARTIFACT = re.compile(r"^\s*(?:-\s*\d{1,3}\s*-|\d{1,3}\s*/\s*\d{1,3}|\d{1,3})\s*$")
+# Running text that merely wrapped before a cited id: "200.3a の例外です", "603.2e）".
+# A sentence never opens with a bare particle, so "の例外" after an id means a citation.
+_NOT_A_START = re.compile(r"^\s*(?:[)）」』、。,]|[のをにでとやがはも](?![\u3041-\u309f])|から|まで|参照|より)")
+_SENTENCE_END = tuple("。）)」』》】：:")
+
+
+def sniff(text: str, filename: str) -> float:
+    """Confidence that ``text`` is the Duel Masters comprehensive rules."""
+    head = text[:3000]
+    if _TITLE.search(head):
+        return 0.95
+    if "デュエル・マスターズ" in head and re.search(r"^\s*\d{3}\.\d+\.", text[:20000], re.M):
+        return 0.6
+    return 0.1 if "DM_SogoGameRule" in filename else 0.0
+
+
+def _width(s: str) -> int:
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+
+
+def _key(number: str) -> tuple[int, int]:
+    """Order of a contents entry: sections "0"-"9", rules "000"-"999"."""
+    v = int(number)
+    return (v // 100, v) if len(number) == 3 else (v, -1)
+
+
+def _join(left: str, right: str, spaced: bool = False) -> str:
+    """Join a line the PDF wrapped: no space in Japanese, one between Latin words or inside a card name."""
+    left, right = left.rstrip(), right.strip()
+    latin = left[-1:].isascii() and left[-1:].isalnum() and right[:1].isascii() and right[:1].isalnum()
+    in_name = spaced and left.rfind("《") > left.rfind("》")
+    return f"{left} {right}" if latin or in_name else left + right
+
+
+def _successors(last: str | None) -> set[str]:
+    """Ids that may follow ``last`` directly (used to repair misnumbered clauses)."""
+    p = ruleid.parse(last) if last else None
+    if p is None or p[1] is None:
+        return set()
+    _, r, num, letters = p
+    rule = f"{r:03d}"
+    if num is None:
+        return {f"{rule}.1"}
+    out = {f"{rule}.{num + 1}"}
+    if not letters:
+        out.add(f"{rule}.{num}a")
+    elif len(letters) == 1 and letters in ruleid.SUB_LETTERS[:-1]:
+        out.add(f"{rule}.{num}{ruleid.SUB_LETTERS[ruleid.SUB_LETTERS.index(letters) + 1]}")
+    if letters == "k":  # DM letters run on through l
+        out.add(f"{rule}.{num}l")
+    return out
+
+
+class _Reader:
+    """Walk the body lines, turning clause markers into nodes and the rest into their text."""
+
+    def __init__(self, lines: list[str], path: str) -> None:
+        self.lines = lines
+        self.path = path
+        self.nodes: list[RuleNode] = []
+        self.paras: dict[str, list[str]] = {}
+        self.diagnostics: list[Diagnostic] = []
+        self.seen: set[str] = set()
+        self.last: str | None = None  # last accepted id
+        self.rule: str | None = None  # current rule heading ("509")
+        self.section: int = -1
+        self.target = "text"  # where continuation lines go: "text" | "example"
+        self.pending_title: RuleNode | None = None
+        self.widths = [_width(s.rstrip()) for s in lines]
+
+    def warn(self, line: int, message: str) -> None:
+        self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
+
+    def full_width(self, i: int) -> int:
+        """Width of a full line near line index ``i`` (columns narrow in places)."""
+        return max(self.widths[max(0, i - 4) : i + 5])
+
+    def wrapped(self, j: int, prev_was_marker: bool) -> bool:
+        """True if line ``j`` (the previous non-blank one) was broken by the PDF in mid paragraph."""
+        prev = self.lines[j] if j >= 0 else ""
+        body = prev.rstrip()
+        if not body:
+            return False
+        if prev == body:  # the extractor leaves no trailing blank after a wrapped line
+            return True
+        if body.endswith(_SENTENCE_END):
+            return False
+        # A PDF line may also break at a space ("《蒼き王道 ドギラゴン超》"): a nearly full line
+        # continues, unless it is a clause's short title line ("101.4. …から行う").
+        return self.widths[j] >= (0.95 if prev_was_marker else 0.75) * self.full_width(j)
+
+    def spaced(self, j: int) -> bool:
+        """True if line ``j`` ended in a blank (a real space, when inside a card name)."""
+        return self.lines[j] != self.lines[j].rstrip()
+
+    def add(self, node: RuleNode, first: str) -> None:
+        self.nodes.append(node)
+        self.seen.add(node.rule)
+        self.last = node.rule
+        self.paras[node.rule] = [first] if first else []
+        self.target = "text"
+
+    def clause_id(self, m: re.Match, line: int) -> str | None:
+        """The id a clause marker stands for, or None if the line is running text."""
+        sub = m.group("sub") or m.group("spaced") or ""
+        text = m.group("text")
+        if not m.group("dot") and text and not (text[0].isspace() or (sub and text[0] in "「『《（(【")):
+            return None
+        if _NOT_A_START.match(text):
+            return None
+        raw = f"{m.group('rule')}.{m.group('num')}{sub}"
+        rid = raw.lower()
+        if m.group("spaced") or sub.isupper():
+            written = m.string[m.start("rule") : m.start("dot") if m.group("dot") else m.start("text")]
+            self.warn(line, f"clause id written {written!r}; read as {rid}")
+        if self.rule is not None and m.group("rule") != self.rule:
+            fixed = self.rule + rid[3:]
+            if fixed not in self.seen and fixed in _successors(self.last):
+                self.warn(line, f"clause numbered {rid} under rule {self.rule}; read as {fixed}")
+                return fixed
+            if ruleid.sort_key(rid) <= ruleid.sort_key(self.last or "0") or rid in self.seen:
+                self.warn(line, f"line starts like clause {rid} but is out of sequence after {self.last}; kept as text")
+                return None
+            return rid
+        if rid in self.seen or (self.last and ruleid.sort_key(rid) <= ruleid.sort_key(self.last)):
+            self.warn(line, f"line starts like clause {rid} but is out of sequence after {self.last}; kept as text")
+            return None
+        return rid
+
+    def heading(self, m: re.Match) -> str | None:
+        """The id of a section or rule heading, or None if it does not move forward."""
+        hid = m.group("id")
+        if self.last is not None and ruleid.sort_key(hid) <= ruleid.sort_key(self.last):
+            return None
+        return hid
+
+    def read(self, start: int) -> None:
+        prev_was_marker = False
+        j = -1  # previous non-blank line: a page break may leave a blank line inside a paragraph
+        for i in range(start, len(self.lines)):
+            raw, line = self.lines[i], i + 1
+            if not raw.strip() or "\f" in raw or _PAGE_ARTIFACT.match(raw):
+                continue
+            is_marker = self.take(raw, line, i, j, prev_was_marker)
+            j, prev_was_marker = i, is_marker
+
+    def take(self, raw: str, line: int, i: int, j: int, prev_was_marker: bool) -> bool:
+        """Handle one non-blank line; True if it opened a node (or completed a heading)."""
+        if self.pending_title is not None:
+            self.pending_title.title = raw.strip()
+            self.pending_title = None
+            return True
+        if self.marker(raw, line):
+            return True
+        if not self.nodes:
+            self.warn(line, "text before the first rule; skipped")
+            return False
+        node = self.nodes[-1]
+        ex = _EXAMPLE.match(raw)
+        if ex:
+            node.examples.append(raw[ex.end() :].strip())
+            self.target = "example"
+        elif self.target == "example":
+            last = node.examples[-1]
+            wrap = self.wrapped(j, False)
+            node.examples[-1] = _join(last, raw, self.spaced(j)) if wrap else last + "\n" + raw.strip()
+        else:
+            paras = self.paras[node.rule]
+            if paras and self.wrapped(j, prev_was_marker):
+                paras[-1] = _join(paras[-1], raw, self.spaced(j))
+            else:
+                paras.append(raw.strip())
+        return False
+
+    def marker(self, raw: str, line: int) -> bool:
+        """Start a node if ``raw`` opens a clause or heading; True if it did."""
+        m = _CLAUSE.match(raw)
+        if m:
+            rid = self.clause_id(m, line)
+            if rid is None:
+                return False
+            self.add(RuleNode(rule=rid, line=line), m.group("text").strip())
+            return True
+        m = _RULE_HEAD.match(raw)
+        if m and self.heading(m):
+            node = RuleNode(rule=m.group("id"), title=m.group("title"), line=line)
+            self.add(node, "")
+            self.rule = node.rule
+            if not node.title:  # "818." with its title on the next line
+                self.pending_title = node
+            return True
+        m = _SECTION_HEAD.match(raw)
+        if m and m.group("title") and self.heading(m):
+            self.add(RuleNode(rule=m.group("id"), title=m.group("title"), line=line), "")
+            self.section = int(m.group("id"))
+            self.rule = None
+            return True
+        return False
+
+    def finish(self) -> None:
+        for node in self.nodes:
+            node.text = "\n".join(self.paras[node.rule])
+
+
+def _contents(lines: list[str], start: int) -> tuple[list[list[str]], int]:
+    """Read the もくじ list from ``start``; return (entries, index of the first body line)."""
+    entries: list[list[str]] = []
+    i = start
+    pending = False
+    while i < len(lines):
+        raw = lines[i]
+        if not raw.strip():
+            i += 1
+            continue
+        if pending:
+            entries[-1][1] = raw.strip()
+            pending = False
+            i += 1
+            continue
+        m = _ENTRY.match(raw)
+        if not m or (entries and _key(m.group(1)) <= _key(entries[-1][0])):
+            break
+        entries.append([m.group(1), m.group(2)])
+        pending = not m.group(2)
+        i += 1
+    return entries, i
+
+
+def parse(text: str, hints: Hints) -> ParseResult:
+    """Parse the DM rules: header (version, date), contents, then numbered rules."""
+    result = ParseResult(format=NAME, kind="cr")
+    lines = text.split("\n")
+    start = next((i for i, s in enumerate(lines) if _CONTENTS.match(s)), None)
+    header = "\n".join(lines[: start if start is not None else 40])
+    meta: dict = {}
+    title = next((s.strip().lstrip("#").strip() for s in lines[:10] if _TITLE.search(s)), "")
+    if title:
+        meta["title"] = title
+    label = ""
+    m = _VERSION.search(header) or _VERSION.search(os.path.basename(hints.path))
+    if m:
+        label = m.group(1)
+    else:
+        result.diagnostics.append(Diagnostic(hints.path, 0, "no 'Ver.N.NN' line: cannot tell the version; give --version"))
+    effective = None
+    m = _UPDATED.search(header)
+    if m:
+        effective = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+    contents: list[list[str]] = []
+    body_start = 0
+    if start is not None:
+        contents, body_start = _contents(lines, start + 1)
+    meta["contents"] = contents
+    reader = _Reader(lines, hints.path)
+    reader.read(body_start)
+    reader.finish()
+    version = ParsedVersion(game="dm", lang="ja", label=label, effective=effective, meta=meta)
+    version.nodes = reader.nodes
+    for node in reader.nodes:
+        version.terms.extend(harvest_terms(node.text, node.rule, node.line))
+    # Without the contents list or any clause the file is a fragment of the rules.
+    version.partial = not contents or not any(ruleid.is_clause(n.rule) for n in reader.nodes)
+    result.diagnostics.extend(reader.diagnostics)
+    if reader.nodes:
+        result.versions.append(version)
+    return result
