@@ -1,0 +1,86 @@
+"""Diff two versions of one game and language: added, removed, edited and moved clauses."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from kb import diffparts, matcher
+from kb.diffparts import Item
+from kb.errors import InputError
+from kb.store import Store, VersionInfo
+
+FORCED_PATH = Path(__file__).parent / "data" / "forced_matches.toml"
+
+_ITEM_SELECT = (
+    "SELECT n.rule, n.parent, n.hash, n.position, c.title, c.text, c.examples, c.refs"
+    " FROM nodes n JOIN contents c ON c.hash = n.hash WHERE n.version_id=? ORDER BY n.position"
+)
+
+
+def load_items(store: Store, version: VersionInfo | int) -> list[Item]:
+    """A version's nodes as comparable items, in document order."""
+    vid = version if isinstance(version, int) else version.id
+    return [diffparts.make_item(*row) for row in store.conn.execute(_ITEM_SELECT, (vid,))]
+
+
+def load_forced(path: Path | str = FORCED_PATH) -> list[dict]:
+    """The forced matches file: ``[[match]]`` tables (see the file's header for the format)."""
+    p = Path(path)
+    if not p.exists():
+        return []
+    try:
+        data = tomllib.loads(p.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"bad TOML: {exc}", path=str(p)) from None
+    out = []
+    for i, entry in enumerate(data.get("match", []), 1):
+        missing = [k for k in ("game", "lang", "old", "new") if k not in entry]
+        if missing or not (entry.get("old_rule") or entry.get("new_rule")):
+            raise InputError(f"match #{i}: needs game, lang, old, new and old_rule and/or new_rule", path=str(p))
+        out.append(entry)
+    return out
+
+
+def forced_for(game: str, lang: str, old: str, new: str, entries: list[dict] | None = None) -> list[tuple[str, str]]:
+    """Forced (old_rule, new_rule) pairs that apply between two version labels."""
+    entries = load_forced() if entries is None else entries
+    return [
+        (e.get("old_rule", ""), e.get("new_rule", ""))
+        for e in entries
+        if e["game"] == game and e["lang"] == lang and e["old"] == old and e["new"] == new
+    ]
+
+
+def diff_items(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None = None, *,
+               old_partial: bool = False, new_partial: bool = False, inline: bool = True) -> list[dict]:
+    """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know."""
+    m = matcher.match(old, new, forced)
+    changes = []
+    for o in old:
+        n_rule = m.o2n.get(o.rule)
+        if n_rule is None:
+            if not new_partial:
+                changes.append(diffparts.describe(o, None, inline=inline))
+            continue
+        c = diffparts.describe(o, m.new_by_rule[n_rule], inline=inline)
+        if c is not None:
+            changes.append(c)
+    if not old_partial:
+        changes.extend(diffparts.describe(None, n, inline=inline) for n in new if n.rule not in m.n2o)
+    return diffparts.sort_changes(changes)
+
+
+def diff_versions(store: Store, game: str, lang: str, old_label: str, new_label: str,
+                  forced: list[tuple[str, str]] | None = None, *, inline: bool = True) -> dict:
+    """DESIGN.md diff JSON between two versions (labels may be ``latest``); unchanged clauses omitted."""
+    old_v = store.get_version(game, lang, old_label)
+    new_v = store.get_version(game, lang, new_label)
+    if forced is None:
+        forced = forced_for(game, lang, old_v.label, new_v.label)
+    changes = diff_items(load_items(store, old_v), load_items(store, new_v), forced,
+                         old_partial=old_v.partial, new_partial=new_v.partial, inline=inline)  # fmt: skip
+    return {
+        "game": game, "lang": lang, "old": old_v.label, "new": new_v.label,
+        "changes": changes, "summary": diffparts.summarize(changes),
+    }  # fmt: skip

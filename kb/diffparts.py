@@ -1,0 +1,198 @@
+"""Diff building blocks: comparable items, similarity, the item differ, the inline differ and the sorter.
+
+The matcher (kb/matcher.py) pairs items; the functions here describe one pair (or one unpaired
+item) as a change and order the changes. Each part can be swapped or tested on its own.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+
+from kb import ruleid
+
+# A cited clause id (with an optional range tail) inside a reference's raw span.
+_CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
+_WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
+_INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?|[^\w\s]")
+REF_MARK = "§"
+
+
+@dataclass(eq=False)
+class Item:
+    """One clause or heading of a version, reduced to what comparing needs."""
+
+    rule: str
+    hash: str
+    title: str
+    text: str
+    examples: list[str]
+    parent: str | None
+    position: int
+    masked: str = ""  # text with cited rule numbers replaced by REF_MARK
+    tokens: frozenset = field(default_factory=frozenset)
+    japanese: bool = False
+
+    @property
+    def section(self) -> str:
+        return self.rule.split(".")[0][:1] if self.rule else ""
+
+    @property
+    def heading(self) -> bool:
+        return not ruleid.is_clause(self.rule)
+
+    def display(self) -> str:
+        """What a reader sees: title, text and examples, one per line."""
+        return "\n".join(p for p in [self.title, self.text, *self.examples] if p)
+
+
+def is_japanese(text: str) -> bool:
+    """True when a text is mostly written in Japanese script."""
+    sample = text[:200]
+    return bool(sample) and len(_CJK.findall(sample)) * 4 >= len(sample)
+
+
+def mask_references(text: str, raws: list[str]) -> str:
+    """Replace the numbers inside each cited span so a renumbered citation compares equal."""
+    for raw in sorted(set(raws), key=len, reverse=True):
+        if raw and raw in text:
+            text = text.replace(raw, _CITED.sub(REF_MARK, raw))
+    return text
+
+
+def tokenize(text: str, japanese: bool) -> frozenset:
+    """Comparison features: words and word pairs (English) or character bigrams (Japanese)."""
+    if japanese:
+        s = re.sub(r"\s+", "", text)
+        return frozenset(s[i : i + 2] for i in range(len(s) - 1)) or frozenset([s])
+    words = _WORD.findall(text.lower().replace("’", "'"))
+    return frozenset(words) | frozenset(a + " " + b for a, b in zip(words, words[1:], strict=False))
+
+
+_feature_cache: dict[str, tuple[str, frozenset, bool]] = {}
+
+
+def make_item(rule: str, parent: str | None, h: str, position: int, title: str, text: str,
+              examples: list[str] | str, refs: list | str) -> Item:
+    """An Item from stored columns (JSON strings accepted); features are cached per content hash."""
+    if isinstance(examples, str):
+        examples = json.loads(examples)
+    cached = _feature_cache.get(h)
+    if cached is None:
+        if isinstance(refs, str):
+            refs = json.loads(refs)
+        raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
+        body = "\n".join(p for p in [title, text, *examples] if p)
+        japanese = is_japanese(body)
+        masked = mask_references(body, raws)
+        cached = (masked, tokenize(masked, japanese), japanese)
+        if len(_feature_cache) > 200_000:
+            _feature_cache.clear()
+        _feature_cache[h] = cached
+    masked, tokens, japanese = cached
+    return Item(rule, h, title, text, examples, parent, position, masked, tokens, japanese)
+
+
+def similarity(a: Item, b: Item) -> float:
+    """Dice coefficient of the two items' feature sets (1.0 for equal masked texts)."""
+    if a.masked == b.masked:
+        return 1.0
+    if not a.tokens or not b.tokens:
+        return 0.0
+    return 2 * len(a.tokens & b.tokens) / (len(a.tokens) + len(b.tokens))
+
+
+# -- inline differ ----------------------------------------------------------------------------
+_janome = None
+
+
+def _japanese_tokens(text: str) -> list[str]:
+    global _janome
+    if _janome is None:
+        from janome.tokenizer import Tokenizer  # imported lazily: start-up cost only when needed
+
+        _janome = Tokenizer()
+    out: list[str] = []
+    for line in text.split("\n"):
+        if out:
+            out.append("\n")
+        out.extend(_janome.tokenize(line, wakati=True))
+    return out
+
+
+def inline_tokens(text: str, japanese: bool) -> list[str]:
+    """Tokens that join back to ``text``: Janome words for Japanese, words and spaces for English."""
+    return _japanese_tokens(text) if japanese else _INLINE_EN.findall(text)
+
+
+def inline_diff(old: str, new: str, japanese: bool | None = None) -> list[list[str]]:
+    """Word-level diff as ``[["=", same], ["-", old], ["+", new], ...]``."""
+    if japanese is None:
+        japanese = is_japanese(old + new)
+    a, b = inline_tokens(old, japanese), inline_tokens(new, japanese)
+    out: list[list[str]] = []
+
+    def emit(op: str, toks: list[str]) -> None:
+        if not toks:
+            return
+        if out and out[-1][0] == op:
+            out[-1][1] += "".join(toks)
+        else:
+            out.append([op, "".join(toks)])
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            emit("=", a[i1:i2])
+        else:
+            emit("-", a[i1:i2])
+            emit("+", b[j1:j2])
+    return out
+
+
+# -- item differ ------------------------------------------------------------------------------
+def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict | None:
+    """One change for a matched pair or an unpaired item; None when nothing changed."""
+    if old is not None and new is not None:
+        if old.rule == new.rule and old.hash == new.hash:
+            return None
+        changed = old.hash != new.hash
+        ref_only = changed and old.masked == new.masked
+        change = {
+            "kind": "edited" if old.rule == new.rule else "moved",
+            "old_rule": old.rule, "new_rule": new.rule,
+            "similarity": round(similarity(old, new), 3),
+            "reference_only": ref_only,
+            "text_changed": changed and not ref_only,
+        }  # fmt: skip
+        if inline:
+            change["inline"] = inline_diff(old.display(), new.display(), old.japanese or new.japanese) if changed else []
+        return change
+    item = old or new
+    assert item is not None
+    change = {
+        "kind": "removed" if old else "added",
+        "old_rule": old.rule if old else None, "new_rule": new.rule if new else None,
+        "similarity": 0.0, "reference_only": False, "text_changed": True,
+    }  # fmt: skip
+    if inline:
+        change["inline"] = [["-" if old else "+", item.display()]]
+    return change
+
+
+# -- sorter -----------------------------------------------------------------------------------
+def sort_changes(changes: list[dict]) -> list[dict]:
+    """Document order of the new text; a removed clause sits where it stood in the old one."""
+    return sorted(changes, key=lambda c: (ruleid.sort_key(c["new_rule"] or c["old_rule"]), c["kind"] != "removed"))
+
+
+def summarize(changes: list[dict]) -> dict:
+    """Counts per kind, plus how many changes only touched cited rule numbers."""
+    out = {k: 0 for k in ("added", "removed", "edited", "moved")}
+    for c in changes:
+        out[c["kind"]] += 1
+    out["reference_only"] = sum(1 for c in changes if c["reference_only"])
+    out["moved_unchanged"] = sum(1 for c in changes if c["kind"] == "moved" and not c["text_changed"])
+    return out
