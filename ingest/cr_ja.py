@@ -1,0 +1,265 @@
+"""Read the official Japanese MTG Comprehensive Rules (和訳 ``YYYYMMDD.N``), whole or in pieces."""
+
+from __future__ import annotations
+
+import os
+import re
+from datetime import date
+
+from ingest.common import Hints, harvest_terms
+from kb import ruleid
+from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
+
+NAME = "cr-ja"
+
+_CLAUSE = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.|(?P<sub>[a-z]{1,2}))[ \u3000]+(?P<text>\S.*)$")
+_HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})\.[ \u3000]*(?P<title>\S.*?)\s*$")
+# 用語（よみ）／English — the reading is kana (a few use ヴ and 、).
+_GLOSSARY = re.compile(r"^(?P<term>[^\s\u3000（）(][^（）]{0,60}?)（(?P<reading>[^（）]{1,80})）[／/](?P<english>.*?)\s*$")
+_KANA = re.compile(r"^[\u3041-\u30ff・、 ]+$")
+_EXAMPLE = re.compile(r"^[\u3000 ]*例[：:]\s*")
+_NOTE = re.compile(r"^[\u3000 ]*[（(]?訳注[：:]")
+_TRAILING_NOTE = re.compile(r"\s*[（(](訳注[：:][^（）()]*)[）)]\s*$")
+_CONTENTS = re.compile(r"^[\u3000 ]*もくじ\s*$")
+_GLOSSARY_HEAD = "用語集"
+_CREDITS_HEAD = re.compile(r"^[\u3000 ]*クレジット\s*$")
+_EFFECTIVE = re.compile(r"このルールは\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日から有効")
+_TRANSLATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\s*に翻訳")
+_FILE_LABEL = re.compile(r"(?<!\d)(\d{8}\.\d{1,2})(?!\d)")
+_BASED_ON = re.compile(r"(\*[^*]+\*\s*/\s*.+?)\s*(?:氏|が|まで)")
+_TEAM = re.compile(r"(日本マジックジャッジルール文書翻訳チーム)")
+
+
+def sniff(text: str, filename: str) -> float:
+    """Confidence that ``text`` is (a piece of) the official Japanese CR."""
+    if re.search(r"JP_CR_\d{8}", filename):
+        return 0.9
+    head, lines = text[:5000], text[:200000].split("\n")
+    if _TEAM.search(head) or _EFFECTIVE.search(text[-2000:]):
+        return 0.9
+    clauses = sum(1 for s in lines if _CLAUSE.match(s))
+    glossary = sum(1 for s in lines if (m := _GLOSSARY.match(s)) and _KANA.match(m.group("reading")))
+    if clauses >= 5 or glossary >= 5:
+        return 0.7
+    return 0.0
+
+
+def _key(number: str) -> tuple[int, int]:
+    """Order of a contents entry: sections "0"-"10", rules "100"-"999"."""
+    v = int(number)
+    return (v // 100, v) if v >= 100 else (v, -1)
+
+
+def _version_label(text: str, path: str, effective: date | None) -> str:
+    """YYYYMMDD.N from the file name, else the translation date, else the effective date."""
+    m = _FILE_LABEL.search(os.path.basename(path))
+    if m:
+        return m.group(1)
+    m = _TRANSLATED.search(text[:5000])
+    if m:
+        return f"{m.group(1)}{m.group(2)}{m.group(3)}.0"
+    return f"{effective:%Y%m%d}.0" if effective else ""
+
+
+class _Reader:
+    """A line-by-line state machine: header, contents, body, glossary, credits."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.state = "header"
+        self.nodes: list[RuleNode] = []
+        self.paras: dict[str, list[str]] = {}
+        self.terms: list[Term] = []
+        self.contents: list[tuple[str, str]] = []
+        self.header: list[str] = []
+        self.intro: list[str] = []
+        self.credits: list[str] = []
+        self.title = ""
+        self.diagnostics: list[Diagnostic] = []
+        self.orphan = 0  # lines before the first entry: the input starts inside one
+        self.saw_contents = self.saw_glossary = False
+        self.target = "text"
+
+    def warn(self, line: int, message: str) -> None:
+        self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
+
+    def feed(self, raw: str, line: int) -> None:
+        s = raw.rstrip()
+        if not s.strip():
+            return
+        getattr(self, "on_" + self.state)(s, line)
+
+    def on_header(self, s: str, line: int) -> None:
+        if _CONTENTS.match(s):
+            self.state, self.saw_contents = "contents", True
+        elif self.structure(s, line):
+            # No もくじ before the first rule or term: this is a piece cut from a longer text.
+            self.orphan, self.header = len(self.header), []
+            if self.orphan:
+                self.warn(1, f"input starts inside an entry: {self.orphan} line(s) before the first rule or term skipped")
+        else:
+            self.header.append(s.strip("\u3000 "))
+
+    def on_contents(self, s: str, line: int) -> None:
+        m = _HEADING.match(s)
+        if m and not (self.contents and _key(m.group("id")) <= _key(self.contents[-1][0])):
+            self.contents.append((m.group("id"), m.group("title")))
+            return
+        self.state = "body"
+        self.on_body(s, line)
+
+    def structure(self, s: str, line: int) -> bool:
+        """Start a clause, heading or glossary entry if ``s`` opens one."""
+        m = _CLAUSE.match(s)
+        if m:
+            return self.add_clause(m, line)
+        m = _HEADING.match(s)
+        if m:
+            return self.add_heading(m.group("id"), m.group("title"), line)
+        m = _GLOSSARY.match(s)
+        if m and _KANA.match(m.group("reading")):
+            self.state, self.saw_glossary = "glossary", True
+            self.on_glossary(s, line)
+            return True
+        return False
+
+    def forward(self, rid: str, line: int) -> bool:
+        """Refuse an id that does not move forward (keep the first occurrence)."""
+        if self.nodes and ruleid.sort_key(rid) <= ruleid.sort_key(self.nodes[-1].rule):
+            self.warn(line, f"{rid} after {self.nodes[-1].rule} is out of order; kept as text")
+            return False
+        return True
+
+    def add_clause(self, m: re.Match, line: int) -> bool:
+        rid = m.group("id") + (m.group("sub") or "")
+        if not self.forward(rid, line):
+            return False
+        self.nodes.append(RuleNode(rule=rid, line=line))
+        self.paras[rid] = []
+        self.target = "text"
+        self.add_text(m.group("text"))
+        return True
+
+    def add_heading(self, rid: str, title: str, line: int) -> bool:
+        if title == _GLOSSARY_HEAD or title.endswith(_GLOSSARY_HEAD):
+            self.state, self.saw_glossary = "glossary", True
+            return True
+        if rid == "0":  # はじめに: unnumbered introduction, kept in meta
+            self.state = "intro"
+            return True
+        if ruleid.parse(rid) is None or not self.forward(rid, line):
+            return False
+        # A numbered paragraph ("2. マナのタイプの1つ。") is not a heading: headings are listed
+        # in もくじ or at least look like a title.
+        listed = dict(self.contents).get(rid)
+        if listed != title and ("。" in title or len(title) > 40):
+            return False
+        self.nodes.append(RuleNode(rule=rid, title=title, line=line))
+        self.paras[rid] = []
+        self.target = "text"
+        return True
+
+    def add_text(self, s: str) -> None:
+        """Add a paragraph to the current node, moving a trailing (訳注：…) into its notes."""
+        node = self.nodes[-1]
+        s = s.strip("\u3000 ")
+        m = _TRAILING_NOTE.search(s)
+        if m and m.start() > 0:
+            node.notes.append(m.group(1))
+            s = s[: m.start()]
+        self.paras[node.rule].append(s)
+
+    def on_intro(self, s: str, line: int) -> None:
+        if not self.structure(s, line):
+            self.intro.append(s.strip("\u3000 "))
+        elif self.state == "intro":
+            self.state = "body"
+
+    def on_body(self, s: str, line: int) -> None:
+        if self.structure(s, line):
+            return
+        if not self.nodes:
+            if "総合ルール" in s and not self.title:
+                self.title = s.strip("\u3000 ")
+            else:
+                self.orphan += 1
+            return
+        node = self.nodes[-1]
+        ex = _EXAMPLE.match(s)
+        if ex:
+            node.examples.append(s[ex.end() :].strip())
+            self.target = "example"
+        elif _NOTE.match(s):
+            node.notes.append(s.strip("\u3000 （）()"))
+        elif self.target == "example":
+            node.examples[-1] += "\n" + s.strip("\u3000 ")
+        else:
+            self.add_text(s)
+
+    def on_glossary(self, s: str, line: int) -> None:
+        m = _GLOSSARY.match(s)
+        if m:
+            self.terms.append(
+                Term(term=m.group("term").strip(), reading=m.group("reading"), english=m.group("english"), line=line)
+            )
+        elif _CREDITS_HEAD.match(s):
+            self.state = "credits"
+        elif self.terms:
+            term = self.terms[-1]
+            para = s.strip("\u3000 ")
+            term.definition = f"{term.definition}\n{para}" if term.definition else para
+        else:
+            self.orphan += 1
+            self.warn(line, "glossary text before the first term (input starts inside an entry); skipped")
+
+    def on_credits(self, s: str, line: int) -> None:
+        if not _EFFECTIVE.search(s):
+            self.credits.append(s.strip())
+
+
+def parse(text: str, hints: Hints) -> ParseResult:
+    """Parse the Japanese CR: header, もくじ, rules, 用語集, credits and the effective-date line."""
+    result = ParseResult(format=NAME, kind="cr")
+    reader = _Reader(hints.path)
+    lines = text.split("\n")
+    for i, raw in enumerate(lines):
+        reader.feed(raw, i + 1)
+    for node in reader.nodes:
+        node.text = "\n".join(reader.paras[node.rule])
+    effective = None
+    dates = list(_EFFECTIVE.finditer(text))
+    if dates:  # the last such line is the one that counts
+        y, mo, d = (int(g) for g in dates[-1].groups())
+        effective = date(y, mo, d)
+    label = _version_label(text, hints.path, effective)
+    if not label and not hints.version:
+        result.diagnostics.append(Diagnostic(hints.path, 0, "cannot tell the version (no YYYYMMDD.N in the name, no date); give --version"))
+    header = "\n".join(reader.header)
+    meta: dict = {"contents": reader.contents}
+    for key, value in (("title", reader.title), ("header", header), ("introduction", "\n".join(reader.intro))):
+        if value:
+            meta[key] = value
+    if reader.credits:
+        meta["credits"] = reader.credits
+    if (t := _TEAM.search(header)) is not None:
+        meta["translator"] = t.group(1)
+    if (b := _BASED_ON.search(header)) is not None:
+        meta["based_on"] = b.group(1)
+    rules_in_contents = {rid for rid, _ in reader.contents if len(rid) == 3}
+    headings = {n.rule for n in reader.nodes}
+    complete = (
+        reader.saw_contents
+        and reader.saw_glossary
+        and effective is not None
+        and not reader.orphan
+        and rules_in_contents <= headings
+    )
+    version = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=not complete, meta=meta)
+    version.nodes = reader.nodes
+    version.terms = list(reader.terms)
+    for node in reader.nodes:
+        version.terms.extend(harvest_terms(node.text, node.rule, node.line))
+    result.diagnostics.extend(reader.diagnostics)
+    if reader.nodes or reader.terms or reader.contents:
+        result.versions.append(version)
+    return result
