@@ -1,0 +1,86 @@
+"""The web front end: a Flask app that reads the live KB generation and never writes it."""
+
+from __future__ import annotations
+
+import logging
+import os
+
+from flask import Flask, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException, InternalServerError
+
+from kb.errors import InputError, NotFound, StoreError
+
+log = logging.getLogger(__name__)
+
+DEFAULTS = {
+    "MAX_QUERY": 200,  # characters; longer queries are refused with 400
+    "PER_PAGE": 10,
+    "MAX_PER_PAGE": 50,
+    "JSON_AS_ASCII": False,
+    "MAX_CONTENT_LENGTH": 16 * 1024,  # the app takes no uploads
+}
+
+CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+
+
+def create_app(home: str | os.PathLike | None = None, test_config: dict | None = None) -> Flask:
+    """Build the app for the data home ``home`` (default: ``$RULEKB_HOME`` or the user data dir)."""
+    from web.state import KBState
+    from web.views import compare, library, rules, search
+
+    app = Flask(__name__)
+    app.config.from_mapping(DEFAULTS)
+    if test_config:
+        app.config.update(test_config)
+    app.config["DEBUG"] = False  # never: the debugger would run code for whoever can reach the port
+    app.json.ensure_ascii = False
+    app.extensions["rulekb"] = KBState(home)
+    for module in (search, rules, compare, library):
+        app.register_blueprint(module.bp)
+    _register_errors(app)
+
+    @app.after_request
+    def headers(resp):
+        resp.headers.setdefault("Content-Security-Policy", CSP)
+        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
+        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        return resp
+
+    @app.context_processor
+    def common():
+        return {"request_path": request.path}
+
+    return app
+
+
+def _error(code: int, message: str):
+    if request.path.startswith("/api/"):
+        return jsonify({"error": message, "status": code}), code
+    return render_template("error.html", code=code, message=message), code
+
+
+def _register_errors(app: Flask) -> None:
+    @app.errorhandler(HTTPException)
+    def http_error(exc: HTTPException):
+        if exc.code in (301, 302, 303, 307, 308):
+            return exc
+        if isinstance(exc, InternalServerError):
+            return internal(exc)
+        return _error(exc.code or 500, exc.description or exc.name)
+
+    @app.errorhandler(NotFound)
+    def not_found(exc: NotFound):
+        return _error(404, str(exc))
+
+    @app.errorhandler(InputError)
+    def bad_input(exc: InputError):
+        return _error(400, str(exc))
+
+    @app.errorhandler(StoreError)
+    def no_store(exc: StoreError):
+        return _error(503, str(exc))
+
+    @app.errorhandler(Exception)
+    def internal(exc: Exception):
+        log.error("unhandled error on %s", request.path, exc_info=exc)
+        return _error(500, "internal error: the details are in the server log")

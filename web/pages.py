@@ -1,0 +1,140 @@
+"""What every view shares: HTML/JSON twins, the request's generation, bounded parameters."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import wraps
+
+from flask import Blueprint, abort, current_app, g, jsonify, render_template, request
+from werkzeug.exceptions import HTTPException
+
+from kb import ruleid
+from kb.errors import NotFound
+from kb.model import GAMES, LANGS
+from kb.store import Store, VersionInfo
+
+from web.state import Generation
+
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
+class BadRequest(HTTPException):
+    """A parameter the user can fix: answered with 400 and the reason."""
+
+    code = 400
+
+
+def bad(message: str) -> BadRequest:
+    return BadRequest(description=message)
+
+
+def is_api() -> bool:
+    return request.path.startswith("/api/")
+
+
+def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
+    """Register a view at ``rule`` (HTML from ``template``) and ``/api`` + ``rule`` (JSON), one context."""
+
+    def decorator(view: Callable[..., dict]) -> Callable:
+        @wraps(view)
+        def html(**kwargs):
+            ctx = view(**kwargs)
+            if not isinstance(ctx, dict):  # a redirect or a ready response
+                return ctx
+            return render_template(template, **ctx)
+
+        @wraps(view)
+        def api(**kwargs):
+            ctx = view(**kwargs)
+            if not isinstance(ctx, dict):
+                return ctx
+            return jsonify({k: v for k, v in ctx.items() if not k.startswith("_")})
+
+        bp.add_url_rule(rule, view.__name__, html, **options)
+        bp.add_url_rule("/api" + (rule if rule != "/" else ""), view.__name__ + "_json", api, **options)
+        return html
+
+    return decorator
+
+
+def generation() -> Generation:
+    """The generation this request reads, fixed at its first use within the request."""
+    if "gen" not in g:
+        g.gen = current_app.extensions["rulekb"].current()
+    return g.gen
+
+
+def store() -> Store:
+    return generation().store()
+
+
+def arg(name: str, default: str = "", *, max_len: int = 100) -> str:
+    """A string parameter, refused (400) when longer than ``max_len``."""
+    value = request.args.get(name, default)
+    if len(value) > max_len:
+        raise bad(f"parameter {name!r} is too long ({len(value)} characters; at most {max_len})")
+    if any(ord(c) < 32 and c not in "\t\n\r" for c in value):
+        raise bad(f"parameter {name!r} contains control characters")
+    return value.strip()
+
+
+def arg_int(name: str, default: int, lo: int, hi: int) -> int:
+    """An integer parameter within [lo, hi], else 400."""
+    raw = request.args.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise bad(f"parameter {name!r} must be a whole number, not {raw[:20]!r}") from None
+    if not lo <= value <= hi:
+        raise bad(f"parameter {name!r} must be between {lo} and {hi}")
+    return value
+
+
+def arg_choice(name: str, choices: tuple[str, ...]) -> str | None:
+    """One of ``choices`` or None when absent; 400 for anything else."""
+    value = arg(name, max_len=20)
+    if not value:
+        return None
+    if value not in choices:
+        raise bad(f"parameter {name!r} must be one of {', '.join(choices)}")
+    return value
+
+
+def check_game_lang(game: str, lang: str) -> None:
+    if game not in GAMES or lang not in LANGS:
+        abort(404)
+
+
+def check_label(label: str) -> str:
+    if not LABEL_RE.match(label):
+        raise bad(f"malformed version label {label[:40]!r}")
+    return label
+
+
+def check_rule(raw: str) -> str:
+    """A canonical clause id, or 400 for a malformed one."""
+    rule = ruleid.normalize(raw) if len(raw) <= 20 else raw
+    if ruleid.parse(rule) is None:
+        raise bad(f"malformed rule id {raw[:20]!r} (expected e.g. 509, 509.1 or 509.1c)")
+    return rule
+
+
+def version(game: str, lang: str, label: str) -> VersionInfo:
+    """A version by label or ``latest``; 404 when unknown."""
+    check_game_lang(game, lang)
+    check_label(label)
+    try:
+        return store().get_version(game, lang, label)
+    except NotFound as exc:
+        abort(404, description=str(exc))
+
+
+def version_json(v: VersionInfo) -> dict:
+    return {**v.as_json(), "url": f"/{v.game}/{v.lang}/{v.label}/"}
+
+
+def clause_url(game: str, lang: str, label: str, rule: str) -> str:
+    return f"/{game}/{lang}/{label}/{rule}"

@@ -1,0 +1,30 @@
+"""Serve the app with waitress (a production WSGI server); loopback only unless told otherwise."""
+
+from __future__ import annotations
+
+import os
+
+from web import create_app
+
+THREADS = 8  # waitress worker threads; each holds its own read-only sqlite connection
+
+
+def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000, **options):
+    """A waitress server ready to ``run()`` (port 0 picks a free port: see ``server.effective_port``)."""
+    from waitress.server import create_server
+
+    options.setdefault("threads", THREADS)
+    options.setdefault("ident", "rulekb")
+    return create_server(create_app(home), host=host, port=port, **options)
+
+
+def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000, **options) -> None:
+    """Serve until interrupted."""
+    server = make_server(home, host, port, **options)
+    print(f"rulekb: serving http://{host}:{server.effective_port}/ (Ctrl-C to stop)", flush=True)
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()

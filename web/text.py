@@ -1,0 +1,119 @@
+"""Turn texts plus offsets into segments the templates escape and mark up (never raw HTML)."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+
+from kb.model import Reference
+
+SNIPPET_WIDTH = 160
+SNIPPET_LEAD = 40
+
+
+def _clean_spans(spans, length: int) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for span in spans or []:
+        try:
+            s, e = int(span[0]), int(span[1])
+        except (TypeError, ValueError, IndexError):
+            continue
+        s, e = max(0, s), min(length, e)
+        if s >= e:
+            continue
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
+        else:
+            out.append((s, e))
+    return sorted(out)
+
+
+def highlight(text: str, spans, *, width: int = SNIPPET_WIDTH) -> list[list]:
+    """A window of ``text`` around its first hit as ``[[text, is_hit], ...]`` with ellipses."""
+    spans = _clean_spans(sorted(spans or [], key=lambda s: s[0] if s else 0), len(text))
+    start = max(0, spans[0][0] - SNIPPET_LEAD) if spans else 0
+    end = min(len(text), start + width)
+    segs: list[list] = [["…", False]] if start > 0 else []
+    pos = start
+    for s, e in spans:
+        if s >= end:
+            break
+        if s > pos:
+            segs.append([text[pos:s], False])
+        segs.append([text[max(s, pos) : min(e, end)], True])
+        pos = min(e, end)
+    if pos < end:
+        segs.append([text[pos:end], False])
+    if end < len(text):
+        segs.append(["…", False])
+    return segs
+
+
+def find_spans(text: str, needle: str) -> list[list[int]]:
+    """Every case-insensitive occurrence of ``needle`` in ``text``."""
+    if not needle:
+        return []
+    return [[m.start(), m.end()] for m in re.finditer(re.escape(needle), text, re.IGNORECASE)]
+
+
+def reference_segments(text: str, refs: list[Reference], url_for: Callable[[str], str | None]) -> list[list]:
+    """``text`` as ``[[text, url_or_None, rule_or_None], ...]``: each located reference links to its clause."""
+    spans = []
+    for ref in refs:
+        if 0 <= ref.start < ref.end <= len(text) and text[ref.start : ref.end] == ref.raw:
+            if spans and ref.start < spans[-1][1]:
+                continue  # a range ("509.1-3") shares one span: link it to its first clause
+            spans.append((ref.start, ref.end, ref.rule))
+    spans.sort()
+    segs: list[list] = []
+    pos = 0
+    for s, e, rule in spans:
+        if s < pos:
+            continue
+        if s > pos:
+            segs.append([text[pos:s], None, None])
+        segs.append([text[s:e], url_for(rule), rule])
+        pos = e
+    if pos < len(text):
+        segs.append([text[pos:], None, None])
+    return segs
+
+
+_WORD = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def _tokens(text: str) -> list[str]:
+    # Japanese has no spaces: compare character by character; elsewhere, word by word.
+    out: list[str] = []
+    for tok in _WORD.findall(text):
+        out.extend(tok if _CJK.search(tok) else [tok])
+    return out
+
+
+def inline_diff(old: str, new: str) -> list[list[str]]:
+    """A word-level (character-level for Japanese) diff as ``[["=", t], ["-", t], ["+", t]]``."""
+    a, b = _tokens(old), _tokens(new)
+    ops: list[list[str]] = []
+
+    def emit(op: str, text: str) -> None:
+        if not text:
+            return
+        if ops and ops[-1][0] == op:
+            ops[-1][1] += text
+        else:
+            ops.append([op, text])
+
+    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag == "equal":
+            emit("=", "".join(a[i1:i2]))
+        else:
+            emit("-", "".join(a[i1:i2]))
+            emit("+", "".join(b[j1:j2]))
+    return ops
+
+
+def excerpt(text: str, n: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"

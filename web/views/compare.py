@@ -1,0 +1,115 @@
+"""Diff of two versions and alignment of a Japanese with an English version."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from flask import Blueprint, abort, redirect, url_for
+
+from kb.errors import InputError, NotFound
+from kb.model import GAMES, LANGS
+from web import services
+from web.pages import arg, arg_choice, bad, check_game_lang, clause_url, generation, store, twin, version, version_json
+from web.views.rules import paired_version
+
+bp = Blueprint("compare", __name__)
+
+KINDS = ("moved", "edited", "added", "removed")
+
+
+def _choices() -> list[dict]:
+    return [version_json(v) for v in store().versions()]
+
+
+@twin(bp, "/diff", "diff_form.html")
+def diff_form():
+    """Pick two versions; with all four parameters, go to the diff's permalink."""
+    game, lang = arg_choice("game", GAMES), arg_choice("lang", LANGS)
+    old, new = arg("old", max_len=40), arg("new", max_len=40)
+    if game and lang and old and new:
+        return redirect(url_for("compare.diff", game=game, lang=lang, old=old, new=new))
+    return {"versions": _choices(), "game": game, "lang": lang}
+
+
+def _change(game: str, lang: str, old: str, new: str, ch: dict) -> dict:
+    out = dict(ch)
+    out["old_url"] = clause_url(game, lang, old, ch["old_rule"]) if ch.get("old_rule") else None
+    out["new_url"] = clause_url(game, lang, new, ch["new_rule"]) if ch.get("new_rule") else None
+    out["reference_only"] = bool(ch.get("reference_only"))
+    return out
+
+
+@twin(bp, "/diff/<game>/<lang>/<old>/<new>", "diff.html")
+def diff(game: str, lang: str, old: str, new: str):
+    """What changed from ``old`` to ``new``: counts, then moved/edited/added/removed lists."""
+    check_game_lang(game, lang)
+    vo, vn = version(game, lang, old), version(game, lang, new)
+
+    def build() -> dict:
+        ctx = {"game": game, "lang": lang, "old": version_json(vo), "new": version_json(vn),
+               "versions": _choices(), "unavailable": None}  # fmt: skip
+        try:
+            result = services.diff(store(), game, lang, vo.label, vn.label)
+        except services.Unavailable as exc:
+            return {**ctx, "unavailable": str(exc), "summary": {}, "changes": [], "groups": {}, "reference_only": []}
+        except NotFound as exc:
+            abort(404, description=str(exc))
+        except InputError as exc:
+            raise bad(str(exc)) from None
+        changes = [_change(game, lang, vo.label, vn.label, c) for c in result.get("changes", [])]
+        summary = Counter(c.get("kind") for c in changes)
+        groups = {k: [c for c in changes if c.get("kind") == k and not c["reference_only"]] for k in KINDS}
+        return {
+            **ctx,
+            "summary": {k: summary.get(k, 0) for k in KINDS} | {"reference_only": sum(c["reference_only"] for c in changes)},
+            "changes": changes,
+            "groups": groups,
+            "reference_only": [c for c in changes if c["reference_only"]],
+            "unchanged": result.get("unchanged"),
+        }
+
+    return generation().cached(("diff", vo.id, vn.id), build)
+
+
+@twin(bp, "/align", "align_form.html")
+def align_form():
+    """Japanese versions with the English edition they pair with."""
+    s = store()
+    pairs = []
+    for v in s.versions(lang="ja"):
+        pv = paired_version(s, v)
+        pairs.append({"ja": version_json(v), "en": version_json(pv) if pv else None,
+                      "url": f"/align/{v.game}/ja/{v.label}/en/{pv.label}" if pv else None})  # fmt: skip
+    return {"pairs": pairs, "versions": _choices()}
+
+
+@twin(bp, "/align/<game>/<a_lang>/<a_label>/<b_lang>/<b_label>", "align.html")
+def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
+    """Coverage, missing and merged clauses between two versions (usually ja against en)."""
+    check_game_lang(game, a_lang)
+    check_game_lang(game, b_lang)
+    va, vb = version(game, a_lang, a_label), version(game, b_lang, b_label)
+
+    def build() -> dict:
+        ctx = {"game": game, "a": version_json(va), "b": version_json(vb), "unavailable": None}
+        try:
+            result = services.align(store(), va, vb)
+        except services.Unavailable as exc:
+            return {**ctx, "unavailable": str(exc), "summary": {}, "pairs": [], "groups": {}, "coverage": None}
+        except NotFound as exc:
+            abort(404, description=str(exc))
+        pairs = []
+        for p in result.get("pairs", []):
+            p = dict(p)
+            p["a_url"] = clause_url(game, va.lang, va.label, p["a_rule"]) if p.get("a_rule") else None
+            p["b_url"] = clause_url(game, vb.lang, vb.label, p["b_rule"]) if p.get("b_rule") else None
+            pairs.append(p)
+        summary = Counter(p.get("status") for p in pairs)
+        paired = summary.get("paired", 0) + summary.get("merged", 0) + summary.get("split", 0)
+        coverage = result.get("coverage")
+        if coverage is None and pairs:
+            coverage = round(paired / len(pairs), 4)
+        groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
+        return {**ctx, "summary": dict(summary), "coverage": coverage, "pairs": pairs, "groups": groups}
+
+    return generation().cached(("align", va.id, vb.id), build)

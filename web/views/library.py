@@ -1,0 +1,128 @@
+"""Test coverage, the bilingual glossary and wiki articles."""
+
+from __future__ import annotations
+
+from collections import Counter
+from urllib.parse import urlencode
+
+from flask import Blueprint, abort, current_app
+
+from kb.model import GAMES, LANGS
+from web import services
+from web.pages import arg, arg_choice, arg_int, clause_url, generation, store, twin
+
+bp = Blueprint("library", __name__)
+
+PROBLEMS = ("stale", "orphan", "mismatch")
+
+
+def _citation(game: str, c: dict, against: str | None) -> dict:
+    out = dict(c)
+    rule = c.get("rule")
+    out["url"] = clause_url(game, "en" if c.get("lang") == "en" else "ja", "latest", rule) if rule else None
+    out["suggest_urls"] = [{"rule": r, "url": clause_url(game, "ja", "latest", r)} for r in c.get("suggest") or []]
+    return out
+
+
+def _coverage_rows(coverage: dict) -> list[dict]:
+    """Per-section rows from the links service's coverage (a mapping or a list of sections)."""
+    sections = coverage.get("sections") or coverage.get("by_section") or {}
+    items = sections.items() if isinstance(sections, dict) else ((s.get("section"), s) for s in sections)
+    rows = []
+    for key, value in items:
+        if isinstance(value, dict):
+            rows.append({"section": value.get("section", key), "covered": value.get("covered", 0),
+                         "total": value.get("total", 0)})  # fmt: skip
+    return rows
+
+
+@twin(bp, "/tests", "tests.html")
+def tests():
+    """Coverage by section, uncovered clauses, and the citations that went stale."""
+
+    def build() -> dict:
+        ctx: dict = {"saved": False, "unavailable": None, "against": None, "coverage": {}, "citations": [],
+                     "problems": {k: [] for k in PROBLEMS}, "status_counts": {}, "coverage_rows": [],
+                     "uncovered": []}  # fmt: skip
+        try:
+            saved = services.links_saved(store())
+        except services.Unavailable as exc:
+            return {**ctx, "unavailable": str(exc)}
+        if not saved:
+            return ctx
+        game = saved.get("game") or "mtg"
+        against = saved.get("against")
+        cites = [_citation(game, c, against) for c in saved.get("citations", [])]
+        coverage = saved.get("coverage") or {}
+        return {
+            **ctx, "saved": True, "game": game, "against": against, "coverage": coverage,
+            "coverage_rows": _coverage_rows(coverage), "uncovered": list(coverage.get("uncovered") or []),
+            "citations": cites, "status_counts": dict(Counter(c.get("status") for c in cites)),
+            "problems": {k: [c for c in cites if c.get("status") == k] for k in PROBLEMS},
+        }  # fmt: skip
+
+    return generation().cached(("tests",), build)
+
+
+@twin(bp, "/glossary", "glossary.html")
+def glossary():
+    """Bilingual terms (glossaries and pairs harvested from running text), filterable."""
+    game, lang = arg_choice("game", GAMES), arg_choice("lang", LANGS)
+    q = arg("q", max_len=current_app.config["MAX_QUERY"])
+    page = arg_int("page", 1, 1, 1000)
+    per_page = arg_int("per_page", 100, 1, 500)
+    s = store()
+    labels = {v.id: v.label for v in s.versions()}
+
+    def build() -> list[dict]:
+        merged: dict[tuple, dict] = {}
+        for t in s.terms(game, lang):
+            key = (t["game"], t["term"], (t["english"] or "").lower())
+            entry = merged.setdefault(key, {"game": t["game"], "lang": t["lang"], "term": t["term"],
+                                            "english": t["english"] or "", "reading": t["reading"] or "",
+                                            "definition": t["definition"] or "", "used_in": [], "sources": []})  # fmt: skip
+            entry["definition"] = entry["definition"] or t["definition"] or ""
+            if t["source"] not in entry["sources"]:
+                entry["sources"].append(t["source"])
+            label = labels.get(t["version_id"])
+            if t["rule"] and label and len(entry["used_in"]) < 20:
+                use = {"rule": t["rule"], "version": label, "url": clause_url(t["game"], t["lang"], label, t["rule"])}
+                if use not in entry["used_in"]:
+                    entry["used_in"].append(use)
+        out = sorted(merged.values(), key=lambda e: (e["game"], e["term"]))
+        for e in out:
+            e["search_url"] = "/search?" + urlencode({"q": e["term"], "game": e["game"], "jump": "0"})
+        return out
+
+    terms = generation().cached(("glossary", game, lang), build)
+    if q:
+        ql = q.lower()
+        terms = [t for t in terms if ql in t["term"].lower() or ql in t["english"].lower() or ql in t["reading"]]
+    start = (page - 1) * per_page
+    return {"game": game, "lang": lang, "query": q, "page": page, "per_page": per_page, "total": len(terms),
+            "terms": terms[start : start + per_page], "has_next": start + per_page < len(terms)}  # fmt: skip
+
+
+@twin(bp, "/articles", "articles.html")
+def articles():
+    """Every wiki article in the KB."""
+    return {"articles": [{"id": a["id"], "game": a["game"], "lang": a["lang"], "title": a["title"],
+                          "cites": a["cites"], "url": f"/articles/{a['id']}"} for a in store().articles()]}  # fmt: skip
+
+
+@twin(bp, "/articles/<int:article_id>", "article.html")
+def article(article_id: int):
+    """One article: its sections and links to the clauses it cites."""
+    a = store().article(article_id)
+    if a is None:
+        abort(404, description=f"no article {article_id}")
+    s = store()
+    held = {}
+    for rule in a["cites"]:
+        found = s.rule_versions(a["game"], a["lang"], rule)
+        labels = [v.label for v, _ in found]
+        label = a["cites_version"] if a["cites_version"] in labels else (labels[-1] if labels else None)
+        held[rule] = clause_url(a["game"], a["lang"], label, rule) if label else None
+    cites = [{"rule": r, "url": held[r]} for r in a["cites"]]
+    return {**{k: a[k] for k in ("id", "game", "lang", "title", "text", "revision", "cites_version")},
+            "sections": a.get("sections", []), "links": a.get("links", []), "cites": cites}  # fmt: skip

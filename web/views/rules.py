@@ -1,0 +1,172 @@
+"""Versions list, table of contents per version, and the clause page."""
+
+from __future__ import annotations
+
+import re
+
+from flask import Blueprint, abort
+
+from kb import ruleid
+from kb.store import NodeRecord, Store, VersionInfo
+from web import services
+from web.pages import check_label, check_rule, clause_url, generation, store, twin, version, version_json
+from web.text import excerpt, inline_diff, reference_segments
+
+bp = Blueprint("rules", __name__)
+
+GAME = "<any(mtg,dm):game>/<any(ja,en):lang>"
+_DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
+
+
+@twin(bp, "/versions", "versions.html")
+def versions():
+    """Every version with its dates, counts and partial flag."""
+    return {"versions": [version_json(v) for v in store().versions()]}
+
+
+@twin(bp, f"/{GAME}/<label>/", "contents.html")
+def contents(game: str, lang: str, label: str):
+    """The table of contents of one version, as a flat list with depths."""
+    v = version(game, lang, label)
+
+    def build() -> dict:
+        items = []
+        for n in store().nodes(v):
+            kind = ruleid.level(n.rule) if ruleid.parse(n.rule) else "clause"
+            items.append({"rule": n.rule, "depth": _DEPTH[kind], "title": n.title,
+                          "excerpt": "" if n.title else excerpt(n.text, 70),
+                          "url": clause_url(game, lang, v.label, n.rule)})  # fmt: skip
+        return {"version": version_json(v), "nodes": items}
+
+    return generation().cached(("contents", v.id), build)
+
+
+def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
+    return {"rule": n.rule, "title": n.title, "excerpt": excerpt(n.text, 90), "url": clause_url(game, lang, label, n.rule)}
+
+
+def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
+    """The other language's edition of the same date: ja ``20231117.N`` <-> en ``20231117``."""
+    other = "en" if v.lang == "ja" else "ja"
+    base = v.label.split(".")[0]
+    if not re.fullmatch(r"\d{8}", base):
+        return None
+    if other == "en":
+        return next((o for o in s.versions(v.game, "en") if o.label == base), None)
+    matches = [o for o in s.versions(v.game, "ja") if o.label.split(".")[0] == base and "." in o.label]
+    return matches[-1] if matches else None
+
+
+def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
+    """The same clause in the other language: the paired edition, else the newest holding it."""
+    other = "en" if v.lang == "ja" else "ja"
+    pv = paired_version(s, v)
+    node, note = None, ""
+    if pv is not None:
+        node = s.node(pv, rule)
+        if node is None:
+            note = f"{rule} is not in {other} {pv.label}"
+    if node is None:
+        found = s.rule_versions(game, other, rule)
+        if found:
+            pv, node = found[-1]
+            note = (note + "; " if note else "") + f"showing {other} {pv.label}"
+    if node is None:
+        return {"lang": other, "found": False, "note": note or f"no {other} text of {rule} in the knowledge base"}
+    return {"lang": other, "found": True, "version": pv.label, "rule": node.rule, "title": node.title,
+            "text": node.text, "examples": node.examples, "note": note,
+            "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
+
+
+def _history(s: Store, game: str, lang: str, rule: str) -> dict:
+    """The history service's events, each edit with an inline diff against the text before it."""
+    hist = services.history(s, game, lang, rule)
+    texts = {}
+    for hv, n in s.rule_versions(game, lang, rule):
+        texts[hv.label] = n.text
+    events, prev = [], None
+    for ev in hist.get("events", []):
+        ev = dict(ev)
+        label = ev.get("version")
+        if ev.get("kind") in ("edited", "moved") and "inline" not in ev:
+            old = _event_text(s, game, lang, ev.get("old_rule"), prev) if prev else None
+            new = _event_text(s, game, lang, ev.get("rule"), label)
+            if old is not None and new is not None and old != new:
+                ev["inline"] = inline_diff(old, new)
+        ev["url"] = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
+        events.append(ev)
+        prev = label
+    return {**hist, "events": events}
+
+
+def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | None) -> str | None:
+    if not rule or not label:
+        return None
+    try:
+        n = s.node(s.get_version(game, lang, label), rule)
+    except Exception:
+        return None
+    return n.text if n else None
+
+
+def _section(ctx: dict, name: str, compute) -> None:
+    try:
+        ctx[name] = compute()
+    except services.Unavailable as exc:
+        ctx[name] = None
+        ctx["unavailable"][name] = str(exc)
+
+
+@twin(bp, f"/{GAME}/<label>/<rule>", "clause.html")
+def clause(game: str, lang: str, label: str, rule: str):
+    """One clause with its neighbours, other versions, other language, history, articles and tests."""
+    check_label(label)
+    rule = check_rule(rule)
+    s = store()
+    if label == "latest":
+        found = s.rule_versions(game, lang, rule)
+        if not found:
+            abort(404, description=f"{rule} is in no {game}/{lang} version")
+        v, _ = found[-1]
+    else:
+        v = version(game, lang, label)
+    return generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
+
+
+def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
+    node = s.node(v, rule)
+    if node is None:
+        elsewhere = ", ".join(hv.label for hv, _ in s.rule_versions(game, lang, rule)) or "no other version"
+        abort(404, description=f"{rule} is not in {game}/{lang} {v.label} (found in: {elsewhere})")
+    present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
+
+    def ref_url(target: str) -> str:
+        return clause_url(game, lang, v.label if target in present else "latest", target)
+
+    crumbs = []
+    for anc in ruleid.ancestors(rule):
+        a = s.node(v, anc)
+        if a is not None:
+            crumbs.append({"rule": anc, "title": a.title, "url": clause_url(game, lang, v.label, anc)})
+    parent = s.node(v, node.parent) if node.parent else None
+    all_versions = s.rule_versions(game, lang, rule)
+    ctx = {
+        "game": game, "lang": lang, "version": version_json(v), "rule": rule,
+        "level": ruleid.level(rule), "title": node.title, "text": node.text, "examples": node.examples,
+        "notes": node.notes, "truncated": node.truncated, "line": node.line,
+        "references": [{"rule": r.rule, "raw": r.raw, "url": ref_url(r.rule)} for r in node.references],
+        "segments": reference_segments(node.text, node.references, ref_url),
+        "breadcrumbs": crumbs,
+        "parent": _node_link(game, lang, v.label, parent) if parent else None,
+        "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
+        "versions": [{"version": hv.label, "partial": hv.partial, "same_text": n.hash == node.hash,
+                      "current": hv.id == v.id, "url": clause_url(game, lang, hv.label, rule)}
+                     for hv, n in all_versions],  # fmt: skip
+        "other_language": _other_language(s, game, v, rule),
+        "articles": [{"id": a["id"], "title": a["title"], "lang": a["lang"], "cites_version": a["cites_version"],
+                      "url": f"/articles/{a['id']}"} for a in s.articles_citing(game, rule)],  # fmt: skip
+        "unavailable": {},
+    }  # fmt: skip
+    _section(ctx, "history", lambda: _history(s, game, lang, rule))
+    _section(ctx, "tests", lambda: services.citations_for(s, game, rule))
+    return ctx

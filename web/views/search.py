@@ -1,0 +1,137 @@
+"""Search: query box, filters, highlighted snippets, pagination; rule numbers jump to the clause."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from flask import Blueprint, abort, current_app, redirect
+
+from kb import ruleid
+from kb.errors import InputError, NotFound
+from kb.model import GAMES, LANGS
+from kb.store import Store
+from web import pages
+from web.pages import arg, arg_choice, arg_int, bad, clause_url, generation, is_api, store, twin
+from web.text import excerpt, find_spans, highlight
+
+bp = Blueprint("search", __name__)
+
+MAX_PAGE = 100  # deeper pages are not useful and cost a scan
+
+
+def rule_jump(s: Store, q: str, game: str | None, lang: str | None, label: str | None) -> str | None:
+    """The clause a rule-number query names, in the newest (or chosen) version holding it."""
+    rule = ruleid.normalize(q)
+    if not ruleid.is_valid(rule):
+        return None
+    for gm in [game] if game else GAMES:
+        for lg in [lang] if lang else LANGS:
+            found = s.rule_versions(gm, lg, rule)
+            if label:
+                found = [(v, n) for v, n in found if v.label == label]
+            if found:
+                v, _ = found[-1]
+                return clause_url(gm, lg, v.label, rule)
+    return None
+
+
+def _result(hit: dict) -> dict:
+    text = hit.get("text") or ""
+    also = hit.get("also_in") or 0
+    kind = hit.get("kind", "rule")
+    if kind == "article" and hit.get("article_id") is not None:
+        url = f"/articles/{int(hit['article_id'])}"
+    elif kind == "term":
+        url = "/glossary?" + urlencode({"q": hit.get("title") or ""})
+    else:
+        url = clause_url(hit["game"], hit["lang"], hit["version"], hit["rule"])
+    segs = highlight(text, hit.get("highlights")) if text else [[hit.get("snippet", ""), False]]
+    return {
+        **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "score", "highlights")},
+        "article_id": hit.get("article_id"),
+        "also_in": len(also) if isinstance(also, list) else int(also),
+        "url": url,
+        "segments": segs,
+    }
+
+
+def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int) -> list[dict]:
+    """Plain substring match over the newest versions: used only when the index is unavailable."""
+    like = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    versions = [v for v in s.versions(game, lang) if not label or v.label == label]
+    if not label:  # newest version of each game and language, as the real search does
+        newest = {}
+        for v in versions:
+            newest[(v.game, v.lang)] = v
+        versions = list(newest.values())
+    by_id = {v.id: v for v in versions}
+    if not by_id:
+        return []
+    marks = ",".join("?" * len(by_id))
+    rows = s.conn.execute(
+        "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
+        f" WHERE n.version_id IN ({marks}) AND (c.text LIKE ? ESCAPE '\\' OR c.title LIKE ? ESCAPE '\\')"
+        " ORDER BY n.version_id, n.position LIMIT ? OFFSET ?",
+        [*by_id, like, like, limit, offset],
+    ).fetchall()
+    hits = []
+    for vid, rule, title, text in rows:
+        v = by_id[vid]
+        body = text or title
+        hits.append({"kind": "rule", "game": v.game, "lang": v.lang, "version": v.label, "rule": rule,
+                     "title": title, "snippet": excerpt(body, 120), "score": 0.0, "also_in": 0,
+                     "highlights": find_spans(body, q), "text": body})  # fmt: skip
+    return hits
+
+
+@twin(bp, "/search", "search.html")
+def search():
+    """Search the KB; the JSON twin carries the same results."""
+    cfg = current_app.config
+    q = arg("q", max_len=cfg["MAX_QUERY"])
+    game = arg_choice("game", GAMES)
+    lang = arg_choice("lang", LANGS)
+    label = arg("version", max_len=40) or None
+    page = arg_int("page", 1, 1, MAX_PAGE)
+    per_page = arg_int("per_page", cfg["PER_PAGE"], 1, cfg["MAX_PER_PAGE"])
+    s = store()
+    if label:
+        pages.check_label(label)
+        if not any(v.label == label for v in s.versions(game, lang)):
+            return _not_found(f"unknown version {label!r}")
+    ctx = {
+        "query": q, "game": game, "lang": lang, "version": label, "page": page, "per_page": per_page,
+        "results": [], "has_next": False, "engine": None, "jump": None,
+        "versions": [pages.version_json(v) for v in s.versions()],
+    }  # fmt: skip
+    if not q:
+        return ctx
+    ctx["jump"] = rule_jump(s, q, game, lang, label)
+    if ctx["jump"] and not is_api() and arg("jump", max_len=1) != "0" and page == 1:
+        return redirect(ctx["jump"])
+    searcher = generation().searcher()
+    offset = (page - 1) * per_page
+    try:
+        if searcher is not None:
+            ctx["engine"] = "index"
+            hits = searcher.search(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
+        else:
+            ctx["engine"] = "substring"
+            hits = fallback_search(s, q, game, lang, label, per_page + 1, offset)
+    except InputError as exc:
+        raise bad(str(exc)) from None
+    except NotFound as exc:
+        return _not_found(str(exc))
+    ctx["has_next"] = len(hits) > per_page
+    ctx["results"] = [_result(h) for h in hits[:per_page]]
+    return ctx
+
+
+def _not_found(message: str):
+    abort(404, description=message)
+
+
+@bp.route("/")
+def index():
+    """The front page is the empty search page."""
+    return search()
