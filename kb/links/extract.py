@@ -1,0 +1,113 @@
+"""Turn a source tree into citations (each tied to its test, or to code) and the list of tests."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from kb.links import forms, scanner, units
+from kb.model import Citation
+
+
+@dataclass
+class Cite(Citation):
+    """A citation with what resolution needs: language, game, written-against date and context."""
+
+    language: str = ""
+    game: str = "mtg"
+    scope: str = ""  # "test" (inside it), "class" (class-level comment), "name" (the test's name), "code"
+    written: str = ""  # ISO date the citation says (or git says) it was written against
+    written_from: str = ""  # "annotation" | "date" | "file" | "git"
+    context: str = field(default="", repr=False)  # the prose around it (keywords, quotes)
+    path: str = field(default="", repr=False)  # on disk, for git blame
+
+
+@dataclass
+class Test:
+    """A test found in the tree (cited or not)."""
+
+    id: str
+    file: str
+    line: int
+    classname: str
+    name: str
+    language: str
+
+
+@dataclass
+class Scan:
+    """Everything a scan found."""
+
+    citations: list[Cite] = field(default_factory=list)
+    tests: list[Test] = field(default_factory=list)
+    files: int = 0
+
+
+def _context(text: str, offset: int) -> str:
+    """The line of prose holding a citation (for a docstring's first line, the whole line)."""
+    start = text.rfind("\n", 0, offset) + 1
+    end = text.find("\n", offset)
+    return text[start : end if end >= 0 else len(text)]
+
+
+def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
+    """Citations and tests of one lexed file."""
+    out = Scan(files=1)
+    roots = units.frames(src)
+    for f in units.iter_frames(roots):
+        if f.test:
+            out.tests.append(Test(f.id, src.rel, f.line, f.classname, f.name, src.language))
+    file_date = None
+    for r in src.regions:
+        if r.kind == "comment":
+            file_date = forms.explicit_written(r.text)
+            if file_date:
+                break
+
+    def emit(found: forms.Found, offset: int, raw_text: str, written, how, scope_hint: str = "") -> None:
+        scope, tests = units.owner(roots, offset)
+        line = src.line_of(offset)
+        ctx = _context(raw_text, found.offset)
+        base = dict(file=src.rel, line=line, rule=found.rule, raw=found.raw.strip(), language=src.language,
+                    game=found.game, written=written.isoformat() if written else "", written_from=how,
+                    context=ctx, path=src.path)  # fmt: skip
+        if scope == "code":
+            out.citations.append(Cite(test="", kind="code", scope="code", **base))
+        for t in tests:
+            out.citations.append(Cite(test=t.id, kind="test", scope=scope_hint or scope, **base))
+
+    for r in src.regions:
+        found = forms.find_ids(r.text, game)
+        if not found:
+            continue
+        written, how = forms.written_date(r.text)
+        if written is None and file_date:
+            written, how = file_date, "file"
+        for fd in found:
+            emit(fd, r.start + fd.offset, r.text, written, how)
+    # Test names: identifiers with underscores, and Kotlin `backtick names`.
+    for f in units.iter_frames(roots):
+        if not f.test or src.language in ("gherkin", "typescript", "javascript"):
+            continue
+        hits = forms.find_ids(f.name, game) if " " in f.name else forms.find_name_ids(f.name, game)
+        for fd in hits:
+            out.citations.append(Cite(file=src.rel, line=f.line, rule=fd.rule, raw=fd.raw, test=f.id, kind="test",
+                                      language=src.language, game=fd.game, scope="name",
+                                      written=file_date.isoformat() if file_date else "",
+                                      written_from="file" if file_date else "", context=f.name.replace("_", " "),
+                                      path=src.path))  # fmt: skip
+    out.citations.sort(key=lambda c: (c.line, c.test))
+    return out
+
+
+def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
+    """Scan every source file under ``paths``."""
+    total = Scan()
+    for path, rel in scanner.walk(paths):
+        src = scanner.read_source(path, rel)
+        if src is None:
+            continue
+        one = scan_source(src, game)
+        total.files += 1
+        total.citations.extend(one.citations)
+        total.tests.extend(one.tests)
+    return total

@@ -1,0 +1,132 @@
+"""Walk a source tree and split each file into prose (comments, docstrings, strings) and masked code."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+LANGUAGES = {
+    ".py": "python", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".cs": "csharp", ".rs": "rust",
+    ".go": "go", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".js": "javascript",
+    ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".feature": "gherkin",
+}  # fmt: skip
+SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", "bin", "obj", "dist", "out",
+             "__pycache__", ".venv", "venv", ".tox", ".gradle", ".idea", ".mypy_cache", ".pytest_cache"}  # fmt: skip
+
+_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+_DQ = r'"(?:[^"\\\n]|\\.)*"'
+_CHAR = r"'(?:[^'\\\n]|\\[^'\n]{1,10})'"  # a char literal, not a Rust lifetime
+# One alternation per language; every match is a comment or a string literal (prose), the rest is code.
+_LEXERS = {
+    "python": re.compile(rf"#[^\n]*|{_PY_STRING}"),
+    "java": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
+    "kotlin": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
+    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*"|\$?"""[\s\S]*?"""|\$?{_DQ}|{_CHAR}'),
+    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?"\1|b?{_DQ}|b?{_CHAR}'),
+    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*`|{_DQ}|{_CHAR}"),
+    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+}
+_STRIP = re.compile(r"^(?:[rRbBuUfF$@]{0,2}(?:\"\"\"|'''|\"|'|`|r#*\")|//+|/\*+|#)|(?:\"\"\"|'''|\"#*|'|`|\*+/)$")
+
+
+@dataclass
+class Region:
+    """A piece of prose in a source file: a comment, docstring or string literal."""
+
+    kind: str  # "comment" | "string" | "name"
+    start: int  # offset in the file
+    text: str
+
+
+@dataclass
+class SourceFile:
+    """A decoded source file split into prose regions and code with the prose blanked out."""
+
+    path: str  # as found on disk
+    rel: str  # relative to the scanned root, with forward slashes
+    language: str
+    text: str
+    code: str = ""
+    regions: list[Region] = field(default_factory=list)
+    _line_starts: list[int] = field(default_factory=list, repr=False)
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number of an offset."""
+        import bisect
+
+        if not self._line_starts:
+            self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
+        return bisect.bisect_right(self._line_starts, offset)
+
+
+def language_of(path: str) -> str | None:
+    """The language of a file from its extension, or None if it is not scanned."""
+    return LANGUAGES.get(os.path.splitext(path)[1].lower())
+
+
+def _blank(s: str) -> str:
+    return re.sub(r"[^\n]", " ", s)
+
+
+def lex(src: SourceFile) -> SourceFile:
+    """Fill ``regions`` and ``code`` (prose replaced by spaces, so offsets and lines stay put)."""
+    if src.language == "gherkin":
+        # Every line of a feature file is prose except table rows, which hold data.
+        for m in re.finditer(r"[^\n]+", src.text):
+            if not m.group(0).lstrip().startswith("|"):
+                src.regions.append(Region("comment" if m.group(0).lstrip().startswith("#") else "string",
+                                          m.start(), m.group(0)))  # fmt: skip
+        src.code = src.text
+        return src
+    pieces, pos = [], 0
+    for m in _LEXERS[src.language].finditer(src.text):
+        raw = m.group(0)
+        kind = "comment" if raw[0] in "#/" else "string"
+        src.regions.append(Region(kind, m.start(), raw))
+        pieces.append(src.text[pos : m.start()])
+        pieces.append(_blank(raw))
+        pos = m.end()
+    pieces.append(src.text[pos:])
+    src.code = "".join(pieces)
+    return src
+
+
+def prose(region: Region) -> str:
+    """A region's text without its delimiters (quotes, comment markers)."""
+    return _STRIP.sub("", region.text)
+
+
+def read_source(path: str, rel: str) -> SourceFile | None:
+    """Decode one file (UTF-8, BOM dropped, bad bytes replaced); None if not a scanned language."""
+    language = language_of(path)
+    if language is None:
+        return None
+    with open(path, "rb") as fh:
+        data = fh.read()
+    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return lex(SourceFile(path, rel, language, text))
+
+
+def walk(paths: list[str]) -> Iterator[tuple[str, str]]:
+    """(path, path relative to its scanned root) for every source file under ``paths``, sorted."""
+    for root in paths:
+        if os.path.isfile(root):
+            if language_of(root):
+                yield root, os.path.basename(root)
+            continue
+        if not os.path.isdir(root):
+            from kb.errors import InputError
+
+            raise InputError("no such file or directory", path=root)
+        found = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
+            for name in filenames:
+                if language_of(name):
+                    full = os.path.join(dirpath, name)
+                    found.append((full, os.path.relpath(full, root).replace(os.sep, "/")))
+        yield from sorted(found, key=lambda pair: pair[1])

@@ -1,0 +1,273 @@
+"""Test units: the tests, classes and scenarios of a source file, and which one encloses an offset."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kb.links.scanner import SourceFile
+
+
+@dataclass
+class Frame:
+    """A class-like container or a function/test/scenario, with its extent in the file."""
+
+    kind: str  # "class" | "function"
+    name: str
+    decl: int  # start of its declaration, leading comments and annotations included
+    body: int  # start of its body
+    end: int
+    line: int  # line of its name
+    test: bool = False
+    parent: Frame | None = None
+    children: list[Frame] = field(default_factory=list)
+    id: str = ""  # test id, for tests
+    classname: str = ""  # for JUnit matching
+
+
+_CLASS = re.compile(r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)")
+_FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\(([^()]|\([^()]*\))*\)\s*(?:(?:->|:|throws|where)[^{};]*)?$")
+_CONTROL = {"if", "for", "while", "switch", "catch", "synchronized", "using", "lock", "foreach", "fixed", "when",
+            "try", "else", "do", "return", "new", "match", "loop", "unsafe", "select", "go", "defer", "function"}  # fmt: skip
+_JS_CALL = re.compile(r"\b(describe|context|suite|it|test|specify)(?:\.\w+)*(?:\([^()]*\))?\s*\(")
+_TEST_MARK = {
+    "java": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Property)\b"),
+    "kotlin": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory)\b"),
+    "csharp": re.compile(r"\[\s*(?:\w+\.)*(?:Test|Fact|Theory|TestMethod|DataTestMethod|TestCase|TestCaseSource)\b"),
+    "rust": re.compile(r"#\[\s*(?:\w+::)*(?:test|rstest|test_case)\b"),
+}
+
+
+def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[str, str] | None:
+    """("class"|"function"|"js-class"|"js-test", name) for the text before a ``{``."""
+    tail = decl.rstrip()
+    if language in ("typescript", "javascript"):
+        for m in reversed(list(_JS_CALL.finditer(tail))):
+            name = _string_at(src, decl_end - len(decl) + m.end())
+            if name is not None:
+                return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
+    m = _CLASS.search(tail)
+    if m and m.group(1) != "namespace" and not _FUNC.search(tail[m.end():]):
+        return "class", m.group(2)
+    m = _FUNC.search(tail)
+    if m:
+        name = m.group(1)
+        before = tail[: m.start()].rstrip()
+        if name in _CONTROL or before.endswith("new") or before.endswith("."):
+            return None
+        return "function", name.strip("`")
+    return None
+
+
+def _string_at(src: SourceFile, offset: int) -> str | None:
+    """The string literal starting at ``offset`` (after spaces), unquoted."""
+    while offset < len(src.text) and src.text[offset] in " \t\n":
+        offset += 1
+    for r in src.regions:
+        if r.start == offset and r.kind == "string":
+            return r.text[1:-1]
+        if r.start > offset:
+            break
+    return None
+
+
+def _is_test(frame: Frame, decl: str, language: str) -> bool:
+    if language == "go":
+        return frame.parent is None and re.match(r"Test[A-Z0-9_]", frame.name) is not None
+    mark = _TEST_MARK.get(language)
+    if mark and mark.search(decl):
+        return True
+    # JUnit 3 / plain test classes: public void testXxx() inside a class.
+    return language in ("java", "csharp") and frame.parent is not None and frame.name.startswith("test")
+
+
+def brace_frames(src: SourceFile) -> list[Frame]:
+    """Frames of a brace language, found by matching braces in the masked code."""
+    code, language = src.code, src.language
+    roots: list[Frame] = []
+    stack: list[Frame | None] = []
+    last = -1
+    for m in re.finditer(r"[{};]", code):
+        ch, pos = m.group(0), m.start()
+        if ch == "{":
+            decl = code[last + 1 : pos]
+            named = _name_of(decl, language, src, pos)
+            frame = None
+            if named:
+                kind, name = named
+                # Leading comments (javadoc, ///, #[attr]) count as part of the declaration: look at the real text.
+                orig = src.text[last + 1 : pos]
+                start = last + 1 + len(orig) - len(orig.lstrip())
+                parent = next((f for f in reversed(stack) if f is not None), None)
+                frame = Frame("class" if kind in ("class", "js-class") else "function", name, start, pos, len(code),
+                              src.line_of(_name_pos(decl, name, last + 1)), parent=parent)  # fmt: skip
+                frame.test = kind == "js-test" or (kind == "function" and _is_test(frame, decl, language))
+                (parent.children if parent else roots).append(frame)
+            stack.append(frame)
+        elif ch == "}" and stack:
+            frame = stack.pop()
+            if frame is not None:
+                frame.end = pos + 1
+        last = pos
+    return roots
+
+
+def _name_pos(decl: str, name: str, base: int) -> int:
+    i = decl.rfind(name)
+    return base + (i if i >= 0 else len(decl) - len(decl.lstrip()))
+
+
+_PY_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
+
+
+def python_frames(src: SourceFile) -> list[Frame]:
+    """Frames of a Python file, from indentation of the masked code."""
+    code = src.code
+    lines = code.split("\n")
+    starts = [0]
+    for ln in lines:
+        starts.append(starts[-1] + len(ln) + 1)
+    text_lines = src.text.split("\n")
+    roots: list[Frame] = []
+    open_frames: list[tuple[int, Frame]] = []
+    for m in _PY_DEF.finditer(code):
+        indent = len(m.group(1).expandtabs())
+        lineno = code.count("\n", 0, m.start())
+        # Decorators and the comments right above a def belong to it.
+        first = lineno
+        while first > 0:
+            prev_code, prev_text = lines[first - 1].strip(), text_lines[first - 1].strip()
+            if prev_code.startswith("@") or (not prev_code and prev_text.startswith("#")) or (
+                    not prev_code and prev_text and first < lineno and lines[first].strip().startswith("@")):
+                first -= 1
+            elif not prev_code and prev_text and prev_text[0] in "\"')" and first - 1 > 0 and lines[first - 2].strip().startswith("@"):
+                first -= 1  # continuation of a decorator's string argument
+            else:
+                break
+        end_line = lineno + 1
+        while end_line < len(lines):
+            s = lines[end_line]
+            if s.strip() and len(s) - len(s.lstrip()) <= indent and not s.lstrip().startswith((")", "]", "}")):
+                break
+            end_line += 1
+        while open_frames and open_frames[-1][0] >= indent:
+            open_frames.pop()
+        parent = open_frames[-1][1] if open_frames else None
+        kind = "class" if m.group(2) == "class" else "function"
+        frame = Frame(kind, m.group(3), starts[first], starts[lineno + 1] if lineno + 1 < len(starts) else len(code),
+                      starts[min(end_line, len(lines))], lineno + 1, parent=parent)  # fmt: skip
+        if kind == "function":
+            frame.test = m.group(3).startswith("test") and (parent is None or parent.kind == "class")
+        (parent.children if parent else roots).append(frame)
+        open_frames.append((indent, frame))
+    return roots
+
+
+_GHERKIN = re.compile(r"^[ \t]*(Feature|Rule|Background|Scenario Outline|Scenario Template|Scenario|Example)\s*:\s*(.*)$",
+                      re.MULTILINE)  # fmt: skip
+
+
+def gherkin_frames(src: SourceFile) -> list[Frame]:
+    """A Feature frame holding one frame per Scenario (tags above a keyword belong to it)."""
+    text = src.text
+    feature: Frame | None = None
+    scenarios: list[Frame] = []
+    for m in _GHERKIN.finditer(text):
+        start = m.start()
+        # Tag and comment lines right above the keyword belong to it.
+        while True:
+            prev_end = text.rfind("\n", 0, start)
+            if prev_end <= 0:
+                break
+            prev_start = text.rfind("\n", 0, prev_end) + 1
+            prev = text[prev_start:prev_end].strip()
+            if prev.startswith(("@", "#")):
+                start = prev_start
+            else:
+                break
+        if feature and scenarios:
+            scenarios[-1].end = start
+        keyword, name = m.group(1), m.group(2).strip()
+        if keyword == "Feature":
+            feature = Frame("class", name, start, m.end(), len(text), src.line_of(m.start()))
+            if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text[:start].split("\n")):
+                feature.decl = 0  # a file's leading comments describe the feature
+        elif keyword in ("Background", "Rule") or feature is None:
+            continue
+        else:
+            sc = Frame("function", name or keyword, start, m.end(), len(text), src.line_of(m.start()), test=True, parent=feature)
+            feature.children.append(sc)
+            scenarios.append(sc)
+    return [feature] if feature else []
+
+
+def frames(src: SourceFile) -> list[Frame]:
+    """The frame forest of a file, with test ids filled in."""
+    if src.language == "python":
+        roots = python_frames(src)
+    elif src.language == "gherkin":
+        roots = gherkin_frames(src)
+    else:
+        roots = brace_frames(src)
+    for f in iter_frames(roots):
+        if f.test:
+            f.id, f.classname = test_id(src, f)
+    return roots
+
+
+def iter_frames(roots: list[Frame]):
+    """Every frame, depth first."""
+    for f in roots:
+        yield f
+        yield from iter_frames(f.children)
+
+
+def test_id(src: SourceFile, f: Frame) -> tuple[str, str]:
+    """(test id, class name for JUnit matching) in the convention of the file's language."""
+    chain = []
+    p = f.parent
+    while p is not None:
+        if p.kind == "class":
+            chain.append(p.name)
+        p = p.parent
+    chain.reverse()
+    lang = src.language
+    if lang == "python":
+        return "::".join([src.rel, *chain, f.name]), ".".join([src.rel.rsplit(".", 1)[0].replace("/", "."), *chain])
+    if lang in ("java", "kotlin", "csharp", "gherkin"):
+        cls = ".".join(chain)
+        return f"{cls}#{f.name}" if cls else f.name, cls
+    if lang == "rust":
+        return "::".join([*chain, f.name]), "::".join(chain)
+    if lang == "go":
+        return f.name, ""
+    return " > ".join([*chain, f.name]), " ".join(chain)
+
+
+def tests_under(f: Frame) -> list[Frame]:
+    """The tests inside a class frame (nested classes included)."""
+    return [g for g in iter_frames(f.children) if g.test]
+
+
+def owner(roots: list[Frame], offset: int) -> tuple[str, list[Frame]]:
+    """Who a citation at ``offset`` belongs to: ("test", [test]), ("class", tests of the class) or ("code", [])."""
+    chain = []
+    level = roots
+    while True:
+        inner = next((f for f in level if f.decl <= offset < f.end), None)
+        if inner is None:
+            break
+        chain.append(inner)
+        level = inner.children
+    for f in reversed(chain):
+        if f.test:
+            return "test", [f]
+    for f in reversed(chain):
+        if f.kind == "class":
+            first_member = min((c.decl for c in f.children), default=f.end)
+            if offset < f.body or offset < first_member:
+                tests = tests_under(f)
+                if tests:
+                    return "class", tests
+            break
+    return "code", []
