@@ -23,11 +23,12 @@ class Hints:
 
 # A clause id inside running text: 509.1, 509.1c, 704.5aa; never part of a longer number or decimal.
 _ID = r"[1-9]\d{2}(?:\.\d{1,3}(?:[a-kmnp-z]{1,2})?)?"
-_ID_DOTTED = re.compile(r"(?<![\w.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w]|\.\d)")
+# Word boundaries are ASCII: Japanese runs straight on from an id ("506.1により"), and \w would refuse it.
+_ID_DOTTED = re.compile(r"(?<![0-9A-Za-z_.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![0-9A-Za-z_]|\.\d)")
 # "rule 728〔不正な処理の扱い〕参照", "rules 509.1-3", "rule 601.2a–h", "section 5"
 _RULE_WORD = re.compile(
     r"(?i)(?:rules?|sections?|総合ゲームルール|総合ルール|ルール)\s*"
-    r"(?P<first>" + _ID + r"|\d)(?![\w])"
+    r"(?P<first>" + _ID + r"|\d)(?![0-9A-Za-z_])"
     r"(?P<range>\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z]))?"
     r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + r")*)"
 )
