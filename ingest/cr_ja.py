@@ -35,9 +35,12 @@ def sniff(text: str, filename: str) -> float:
     if re.search(r"JP_CR_\d{8}", filename):
         return 0.9
     head, lines = text[:5000], text[:200000].split("\n")
+    if "デュエル・マスターズ" in head:
+        return 0.0
     if _TEAM.search(head) or _EFFECTIVE.search(text[-2000:]):
         return 0.9
-    clauses = sum(1 for s in lines if _CLAUSE.match(s))
+    kana = re.compile(r"[\u3041-\u30ff]")
+    clauses = sum(1 for s in lines if (m := _CLAUSE.match(s)) and kana.search(m.group("text")))
     glossary = sum(1 for s in lines if (m := _GLOSSARY.match(s)) and _KANA.match(m.group("reading")))
     if clauses >= 5 or glossary >= 5:
         return 0.7
