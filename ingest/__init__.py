@@ -57,7 +57,7 @@ def parse_text(text: str, hints: Hints) -> ParseResult:
 def parse_file(path: str, hints: Hints | None = None) -> ParseResult:
     """Read, decode and parse one file."""
     hints = hints or Hints()
-    if not hints.path:
+    if not hints.path or hints.path == Hints.path:  # Hints.path defaults to "<input>"
         hints.path = path
     decoded = read_text(path)
     hints.encoding = decoded.encoding
