@@ -1,0 +1,482 @@
+"""The official English Comprehensive Rules text (``MagicCompRules*.txt``), every edition since 1999.
+
+Layout of an edition (decoded to LF text)::
+
+    Magic: The Gathering Comprehensive Rules
+    These rules are effective as of June 7, 2024.      ("current as of" until 2009-05)
+    Introduction / Contents                             (headings repeated: not nodes)
+    1. Game Concepts                                    -> section "1"
+    100. General                                        -> rule "100"
+    100.1. These Magic rules apply ...                  -> clause "100.1"
+    100.1a A two-player game is ...                     -> clause "100.1a"
+    Example: ...                                        -> example of the open clause
+    Glossary                                            -> terms, up to "Credits" (or "Index")
+    Credits                                             -> ignored
+
+Editions up to 2004 are hard-wrapped: continuation lines are joined into the clause, and a wrapped
+line that happens to start with a clause id ("See rule\\n103.4.") is not a clause. Real typos in ids
+(duplicates, a wrong rule number, a missing clause number) are repaired by general rules, each with
+a warning; see ``_Numberer``.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from datetime import date
+
+from ingest.common import Hints
+from kb import ruleid
+from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
+
+NAME = "cr-en"
+TITLE = "Magic: The Gathering Comprehensive Rules"
+
+# "509.1c Text", "100.1. Text", "102.8 Text", "305.3.After" (no space), "606. 8b Text" (stray space),
+# "306.b Text" (clause number missing)
+_CLAUSE = re.compile(
+    r"^(?P<indent>\s*)(?P<rule>[1-9]\d{2})\."
+    r"(?:(?P<num>\d{1,3})(?P<sub>[a-z]{0,2})|\s(?P<snum>\d{1,3})(?P<ssub>[a-z]{1,2})|(?P<bare>[a-z]{1,2}))"
+    r"\.?(?:\s+|(?=[A-Z\"“])|$)(?P<text>.*)$"
+)
+_SECTION = re.compile(r"^\s*(?P<id>[1-9])\.\s+(?P<title>[^\d\s].*?)\s*$")
+_RULE = re.compile(r"^\s*(?P<id>[1-9]\d{2})\.\s+(?P<title>\S.*?)\s*$")
+_EXAMPLE = re.compile(r"^\s*(?:Example|EXAMPLE)s?:\s*")
+_FIRST_CLAUSE = re.compile(r"^\s*100\.1(?![\w]|\.\d)")
+_RULE_LINE = re.compile(r"^\s*[-=_*]{3,}\s*$")  # the 1999 text underlines its headings
+_EFFECTIVE = re.compile(
+    r"(?:current|effective)\s+as\s+of\s+(?P<month>[A-Z][a-z]+)\.?\s*(?P<day>\d{1,2})\s*,?\s*(?P<year>\d{4})"
+)
+_FILE_DATE = re.compile(r"(?<!\d)(\d{4})[-_ .]?(\d{2})[-_ .]?(\d{2})(?!\d)")
+_SENTENCE_END = tuple('.:;!?)]"”’\'')
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_SNIFF_CLAUSE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.? +[A-Z\"“]", re.M)
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1)}
+
+
+def sniff(text: str, filename: str = "") -> float:
+    """High for an English Comprehensive Rules text; 0 for Japanese text or text without clauses."""
+    head = text[:30000]
+    if len(_JAPANESE.findall(head)) > 0.02 * max(1, len(head)):
+        return 0.0
+    clauses = len(_SNIFF_CLAUSE.findall(text[:300000]))
+    if clauses < 3:
+        return 0.0
+    score = 0.6
+    if "comprehensive rules" in head.lower():
+        score = 0.9
+    if re.search(r"comp(?:rehensive)?[ _-]?rules", os.path.basename(filename), re.I):
+        score += 0.05
+    return min(score, 0.95)
+
+
+def parse(text: str, hints: Hints) -> ParseResult:
+    """Parse one English edition into a version with sections, rules, clauses and glossary terms."""
+    result = ParseResult(format=NAME, kind="cr")
+    path = hints.path
+    lines = text.split("\n")
+    first = next((i for i, line in enumerate(lines) if _FIRST_CLAUSE.match(line)), None)
+    if first is None:
+        result.diagnostics.append(Diagnostic(path, 0, "no clauses found (no rule 100.1): not an English Comprehensive Rules text?"))
+        return result
+    sample = "\n".join(lines[first : first + 200])
+    if len(_JAPANESE.findall(sample)) > 0.05 * len(sample):
+        result.diagnostics.append(Diagnostic(path, first + 1, "no clauses found: the rules are in Japanese, not English (try --format cr-ja)"))
+        return result
+    start = _body_start(lines, first)
+    gloss = _find_line(lines, first, ("glossary",))
+    body_end = gloss if gloss is not None else len(lines)
+    credits = _find_line(lines, body_end + 1, ("credits", "index")) if gloss is not None else None
+    gloss_end = credits if credits is not None else len(lines)
+
+    body = lines[start:body_end]
+    wrapped = _is_wrapped(body)
+    items = _read_body(body, start, wrapped)
+    nodes, diags = _Numberer(path).number(items)
+    for node in nodes:
+        _title_from_text(node)
+    result.diagnostics.extend(diags)
+    if gloss is None:
+        result.diagnostics.append(Diagnostic(path, len(lines), "no Glossary heading: the text ends inside the rules", "warning"))
+        if nodes:
+            nodes[-1].truncated = True
+    terms, aliases, obsolete = _read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
+
+    effective, eff_line, eff_raw = _effective_date(lines)
+    file_date = _file_date(hints.path)
+    label = hints.version or (file_date or effective or date.min).strftime("%Y%m%d")
+    if not (hints.version or file_date or effective):
+        result.diagnostics.append(Diagnostic(path, 0, "no edition date in the file name or the text; give --version"))
+    if effective is None:
+        result.diagnostics.append(Diagnostic(path, 0, "no 'These rules are effective as of …' line", "warning"))
+    meta = {
+        "title": TITLE,
+        "file_date": file_date.isoformat() if file_date else None,
+        "effective_line": eff_raw,
+        "effective_line_no": eff_line,
+        "wrapped": wrapped,
+        "body_lines": [start + 1, body_end],
+        "glossary_line": gloss + 1 if gloss is not None else None,
+        "credits_line": credits + 1 if credits is not None else None,
+        "aliases": aliases,
+        "obsolete_terms": obsolete,
+    }
+    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms, meta=meta))
+    return result
+
+
+# --- locating the parts -------------------------------------------------------------------------
+
+
+def _body_start(lines: list[str], first: int) -> int:
+    """Back up from the first 100.1 over the section and rule headings that open the rules."""
+    start = first
+    i = first - 1
+    while i >= 0:
+        s = lines[i].strip()
+        if not s or _RULE_LINE.match(s):
+            i -= 1
+            continue
+        if _SECTION.match(s) or _RULE.match(s):
+            start = i
+            i -= 1
+            continue
+        break
+    return start
+
+
+def _find_line(lines: list[str], begin: int, names: tuple[str, ...]) -> int | None:
+    """Index of the first line from ``begin`` that is exactly one of the headings ``names``."""
+    for i in range(begin, len(lines)):
+        if lines[i].strip().lower() in names:
+            return i
+    return None
+
+
+def _is_wrapped(body: list[str]) -> bool:
+    """Hard-wrapped editions run a clause on at an indentation no deeper than its first line."""
+    clauses = wraps = 0
+    for i, line in enumerate(body[:-1]):
+        m = _CLAUSE.match(line)
+        if not m:
+            continue
+        clauses += 1
+        nxt = body[i + 1]
+        if nxt.strip() and not _CLAUSE.match(nxt) and not _EXAMPLE.match(nxt) and _indent(nxt) <= len(m.group("indent")):
+            wraps += 1
+    return clauses > 0 and wraps >= 0.05 * clauses
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _effective_date(lines: list[str]) -> tuple[date | None, int, str]:
+    """The first "current/effective as of <Month D, YYYY>" date, its 1-based line and raw text."""
+    for i, line in enumerate(lines):
+        m = _EFFECTIVE.search(line)
+        if not m:
+            continue
+        month = _MONTHS.get(m.group("month").lower())
+        try:
+            return date(int(m.group("year")), month or 0, int(m.group("day"))), i + 1, line.strip()
+        except ValueError:
+            continue
+    return None, 0, ""
+
+
+def _file_date(path: str) -> date | None:
+    """The edition date carried by the file name (``MagicCompRules 20240802.txt``), if any."""
+    for m in _FILE_DATE.finditer(os.path.basename(path or "")):
+        try:
+            return date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        except ValueError:
+            continue
+    return None
+
+
+# --- the rules ----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Item:
+    """A heading or clause as written, before its id is checked: ``raw`` = (rule, num|None, letters)."""
+
+    kind: str  # "section" | "rule" | "clause"
+    raw: tuple[int, int | None, str]
+    line: int
+    node: RuleNode
+    spelled: str = ""
+    indent: int = 0
+    pieces: list[str] = field(default_factory=list)
+
+
+def _mid_sentence(prev: str) -> bool:
+    """A wrapped line that stops mid-sentence ("… See rule") continues on the next line."""
+    s = prev.strip()
+    return bool(s) and not _RULE_LINE.match(s) and not s.endswith(_SENTENCE_END)
+
+
+def _join(text: str, piece: str, paragraph: bool) -> str:
+    if not text:
+        return piece
+    if paragraph:
+        return text + "\n" + piece
+    if text.endswith("-") and text[-2:-1].isalpha():  # a word hyphenated at the wrap
+        return text + piece
+    return text + " " + piece
+
+
+def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
+    """Split the rules part into headings and clauses with their text and examples."""
+    items: list[_Item] = []
+    cur: _Item | None = None
+    in_example = False
+    prev = ""  # previous physical line ("" after a blank)
+    for k, line in enumerate(body):
+        lineno = offset + k + 1
+        s = line.strip()
+        if not s or _RULE_LINE.match(s):
+            prev = ""
+            continue
+        continued = wrapped and _mid_sentence(prev)
+        m = None if continued else _CLAUSE.match(line)
+        if m:
+            num = m.group("num") or m.group("snum")
+            sub = m.group("sub") if m.group("num") else (m.group("ssub") or m.group("bare") or "")
+            spelled = line.strip()[: len(m.group(0)) - len(m.group("text")) - len(m.group("indent"))].strip()
+            cur = _Item("clause", (int(m.group("rule")), int(num) if num else None, sub), lineno,
+                        RuleNode(rule="", text=m.group("text").strip(), line=lineno), spelled, len(m.group("indent")))
+            items.append(cur)
+            in_example = False
+        elif not continued and (h := _SECTION.match(line) or _RULE.match(line)):
+            kind = "section" if len(h.group("id")) == 1 else "rule"
+            cur = _Item(kind, (int(h.group("id")), None, ""), lineno, RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno))
+            items.append(cur)
+            in_example = False
+        elif cur is not None and _EXAMPLE.match(line):
+            cur.node.examples.append(_EXAMPLE.sub("", s, count=1))
+            in_example = True
+        elif cur is not None:
+            paragraph = not wrapped or not prev or _indent(line) > cur.indent + 2
+            if in_example:
+                cur.node.examples[-1] = _join(cur.node.examples[-1], s, paragraph)
+            else:
+                cur.node.text = _join(cur.node.text, s, paragraph)
+        prev = line
+    return items
+
+
+def _title_from_text(node: RuleNode) -> None:
+    """A clause that is only a name ("702.2. Deathtouch", 1999's "214.6. Artifacts") heads its sub-clauses."""
+    text = node.text
+    if ("." in node.rule and not node.rule[-1].isalpha() and text and not node.examples and "\n" not in text
+            and len(text) <= 60 and text[0].isupper() and not text.endswith(_SENTENCE_END)):
+        node.title, node.text = text, ""
+
+
+def _next_letters(letters: str) -> str:
+    """The sub-rule letters after ``letters`` (a -> b, k -> m, z -> aa, az -> ba); "" -> "a"."""
+    seq = ruleid.SUB_LETTERS
+    if not letters:
+        return "a"
+    last = seq.find(letters[-1])
+    if last + 1 < len(seq):
+        return letters[:-1] + seq[last + 1]
+    if len(letters) == 1:
+        return "aa"
+    return seq[min(seq.find(letters[0]) + 1, len(seq) - 1)] + "a"
+
+
+_ID = re.compile(r"^([1-9]\d{2})(?:\.(\d{1,3})([a-z]{0,2}))?$|^([1-9])$")
+
+
+def _split(rid: str) -> tuple[int, int | None, str]:
+    """(rule, num, letters) of an id this parser wrote; a section is (n, None, "")."""
+    m = _ID.match(rid)
+    if m.group(4):
+        return int(m.group(4)), None, ""
+    return int(m.group(1)), int(m.group(2)) if m.group(2) else None, m.group(3) or ""
+
+
+def _key(rid: str) -> tuple | None:
+    """``ruleid.sort_key`` for the ids written here, without its normalising (it runs per clause)."""
+    m = _ID.match(rid)
+    if m is None:
+        return None
+    if m.group(4):
+        return (int(m.group(4)), -1, -1, 0, "")
+    rule, num, sub = int(m.group(1)), m.group(2), m.group(3) or ""
+    return (rule // 100, rule, int(num) if num else -1, len(sub), sub)
+
+
+def _fmt(rule: int, num: int | None, sub: str) -> str:
+    return f"{rule}" if num is None else f"{rule}.{num}{sub}"
+
+
+class _Numberer:
+    """Give each clause its id, repairing real typos by general rules (never by a list of ids).
+
+    A clause id that is a duplicate, out of order, under the wrong rule, or missing its clause
+    number is read, in turn, as: the current rule's number with the same clause ("605.2c" under
+    rule 609 -> 609.2c); the previous clause's number with the letters written ("306.b" after
+    306.3a -> 306.3b; "306.1c" after 306.3b -> 306.3c); the next letter ("702.30d" twice -> 702.30e).
+    A main clause whose number jumps while the next line is a sub-clause of the expected number
+    ("505.54" then "505.5a") takes the expected number. Each repair is a warning; a clause that
+    cannot be repaired is kept as a paragraph of the clause before it, with a warning.
+    """
+
+    def __init__(self, path: str):
+        self.path = path
+        self.seen: dict[str, int] = {}
+        self.last: str | None = None
+        self.last_key: tuple | None = None
+        self.prev: tuple[int, int, str] | None = None  # last accepted clause
+        self.heading_rule: int | None = None
+        self.under_heading = 0  # clauses accepted under the current rule heading
+        self.diags: list[Diagnostic] = []
+
+    def _fits(self, rid: str) -> bool:
+        key = _key(rid)
+        return key is not None and rid not in self.seen and (self.last_key is None or key > self.last_key)
+
+    def _warn(self, line: int, message: str) -> None:
+        self.diags.append(Diagnostic(self.path, line, message, "warning"))
+
+    def number(self, items: list[_Item]) -> tuple[list[RuleNode], list[Diagnostic]]:
+        nodes: list[RuleNode] = []
+        clause_idx = [i for i, it in enumerate(items) if it.kind == "clause"]
+        following = {a: items[b] for a, b in zip(clause_idx, clause_idx[1:], strict=False)}
+        for i, item in enumerate(items):
+            rid = self._heading_id(item) if item.kind != "clause" else self._clause_id(item, following.get(i))
+            if rid is None:
+                self._merge(nodes, item)
+                continue
+            item.node.rule = rid
+            item.node.parent = self._parent(rid)
+            self.seen[rid] = item.line
+            self.last, self.last_key = rid, _key(rid)
+            nodes.append(item.node)
+        return nodes, self.diags
+
+    def _parent(self, rid: str) -> str | None:
+        """The nearest ancestor already read (what ``link_tree`` would find, without its per-node parsing)."""
+        rule, num, sub = _split(rid)
+        if num is None and rule < 10:
+            return None
+        chain = [str(rule // 100), str(rule)] + ([f"{rule}.{num}"] if sub else [])
+        chain = chain[: 1 if num is None else len(chain)]
+        return next((a for a in reversed(chain) if a in self.seen), None)
+
+    def _heading_id(self, item: _Item) -> str | None:
+        rid = item.node.rule
+        if not self._fits(rid):
+            why = f"duplicate (first at line {self.seen[rid]})" if rid in self.seen else f"out of order after {self.last}"
+            self._warn(item.line, f"heading {rid} {why}; kept as text of the clause before it")
+            return None
+        if item.kind == "rule":
+            self.heading_rule, self.under_heading = item.raw[0], 0
+        return rid
+
+    def _clause_id(self, item: _Item, nxt: _Item | None) -> str | None:
+        rule, num, sub = item.raw
+        prev = self.prev
+        same_rule_prev = prev if prev and prev[0] == rule else None
+        wrong_rule = self.heading_rule is not None and rule != self.heading_rule and self.under_heading > 0
+        written = _fmt(rule, num, sub) if num is not None else ""
+        candidates: list[str] = []
+        if num is not None and not wrong_rule and self._fits(written):
+            jump = (not sub and same_rule_prev and nxt is not None and num != same_rule_prev[1] + 1
+                    and nxt.raw[:2] == (rule, same_rule_prev[1] + 1) and nxt.raw[2])
+            if not jump:
+                return self._accept(written, item, rule)
+            candidates.append(_fmt(rule, same_rule_prev[1] + 1, ""))
+        if wrong_rule and prev:
+            candidates.append(_fmt(self.heading_rule, num if num is not None else prev[1], sub))
+        if same_rule_prev and (num is None or (sub and sub == _next_letters(same_rule_prev[2]))):
+            candidates.append(_fmt(rule, same_rule_prev[1], sub))
+        if same_rule_prev and sub and same_rule_prev[1] == num:
+            candidates.append(_fmt(rule, num, _next_letters(same_rule_prev[2])))
+        for cand in candidates:
+            if self._fits(cand):
+                self._warn(item.line, f"clause id {item.spelled or written} read as {cand}")
+                return self._accept(cand, item, _split(cand)[0])
+        why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
+        self._warn(item.line, f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it")
+        return None
+
+    def _accept(self, rid: str, item: _Item, rule: int) -> str:
+        self.prev = _split(rid)
+        if rule == self.heading_rule:
+            self.under_heading += 1
+        return rid
+
+    @staticmethod
+    def _merge(nodes: list[RuleNode], item: _Item) -> None:
+        """Keep an unnumberable line's words: append it to the node before it."""
+        if not nodes:
+            return
+        node = item.node
+        words = " ".join(x for x in (item.spelled, node.title, node.text) if x)
+        nodes[-1].text = _join(nodes[-1].text, words, True)
+        nodes[-1].examples.extend(node.examples)
+
+
+# --- the glossary -------------------------------------------------------------------------------
+
+
+def _read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Term], dict, list[str]]:
+    """Glossary entries: a term line, then its definition, entries apart by blank lines."""
+    terms: list[Term] = []
+    aliases: dict[str, list[str]] = {}
+    obsolete: list[str] = []
+    block: list[tuple[int, str]] = []
+
+    def close() -> None:
+        if not block:
+            return
+        (line0, head), rest = block[0], block[1:]
+        fused = _FUSED_SENSE.match(head)
+        if fused:  # "Ability1. Text on an object …" (2021-06-09 lost the line break after the term)
+            head, rest = fused.group("term"), [(line0, fused.group("sense")), *rest]
+        if (head[:1].isspace() or _SENSE.match(head)) and terms:
+            # an indented paragraph (1999) or a numbered sense after a blank line runs on
+            terms[-1].definition = _join(terms[-1].definition, _definition(block, wrapped), True)
+        else:
+            term = head.strip()
+            flagged = re.search(r"\s*\((?:obsolete)\)\s*$", term, re.I)
+            definition = _definition(rest, wrapped)
+            if flagged:
+                term = term[: flagged.start()].strip()
+                obsolete.append(term)
+                definition = "(Obsolete) " + definition
+            parts = [p.strip() for p in re.split(r",\s+|/", term) if p.strip()]
+            if len(parts) > 1:
+                aliases[term] = parts
+            terms.append(Term(term=term, english=term, definition=definition, source="glossary", line=line0))
+        block.clear()
+
+    for k, line in enumerate(lines):
+        if not line.strip() or _RULE_LINE.match(line):
+            close()
+            continue
+        block.append((offset + k + 1, line))
+    close()
+    return terms, aliases, obsolete
+
+
+_SENSE = re.compile(r"^\d{1,2}\.\s+\S")
+_FUSED_SENSE = re.compile(r"^(?P<term>[A-Z][^\d]*?[a-z)”\"])(?P<sense>1\.\s+\S.*)$")
+
+
+def _definition(rows: list[tuple[int, str]], wrapped: bool) -> str:
+    """Join definition lines: numbered senses, indented paragraphs and examples start new lines."""
+    text = ""
+    base = _indent(rows[0][1]) if rows else 0
+    for _, line in rows:
+        s = line.strip()
+        paragraph = not wrapped or _indent(line) > base + 2 or bool(_SENSE.match(s) or _EXAMPLE.match(s))
+        text = _join(text, s, paragraph)
+    return text
