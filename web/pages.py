@@ -13,7 +13,6 @@ from kb import ruleid
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
 from kb.store import Store, VersionInfo
-
 from web.state import Generation
 
 LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")

@@ -46,12 +46,11 @@ def diff(game: str, lang: str, old: str, new: str):
     vo, vn = version(game, lang, old), version(game, lang, new)
 
     def build() -> dict:
-        ctx = {"game": game, "lang": lang, "old": version_json(vo), "new": version_json(vn),
-               "versions": _choices(), "unavailable": None}  # fmt: skip
+        ctx = {"game": game, "lang": lang, "old": version_json(vo), "new": version_json(vn), "unavailable": None}
         try:
             result = services.diff(store(), game, lang, vo.label, vn.label)
         except services.Unavailable as exc:
-            return {**ctx, "unavailable": str(exc), "summary": {}, "changes": [], "groups": {}, "reference_only": []}
+            return {**ctx, "unavailable": str(exc), "summary": {}, "changes": [], "_groups": {}, "_reference_only": []}
         except NotFound as exc:
             abort(404, description=str(exc))
         except InputError as exc:
@@ -63,8 +62,8 @@ def diff(game: str, lang: str, old: str, new: str):
             **ctx,
             "summary": {k: summary.get(k, 0) for k in KINDS} | {"reference_only": sum(c["reference_only"] for c in changes)},
             "changes": changes,
-            "groups": groups,
-            "reference_only": [c for c in changes if c["reference_only"]],
+            "_groups": groups,
+            "_reference_only": [c for c in changes if c["reference_only"]],
             "unchanged": result.get("unchanged"),
         }
 
@@ -95,7 +94,7 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
         try:
             result = services.align(store(), va, vb)
         except services.Unavailable as exc:
-            return {**ctx, "unavailable": str(exc), "summary": {}, "pairs": [], "groups": {}, "coverage": None}
+            return {**ctx, "unavailable": str(exc), "summary": {}, "pairs": [], "_groups": {}, "coverage": None}
         except NotFound as exc:
             abort(404, description=str(exc))
         pairs = []
@@ -110,6 +109,6 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
         if coverage is None and pairs:
             coverage = round(paired / len(pairs), 4)
         groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
-        return {**ctx, "summary": dict(summary), "coverage": coverage, "pairs": pairs, "groups": groups}
+        return {**ctx, "summary": dict(summary), "coverage": coverage, "pairs": pairs, "_groups": groups}
 
     return generation().cached(("align", va.id, vb.id), build)

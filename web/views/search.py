@@ -56,30 +56,38 @@ def _result(hit: dict) -> dict:
 
 
 def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int) -> list[dict]:
-    """Plain substring match over the newest versions: used only when the index is unavailable."""
+    """Plain substring match, each distinct text once from its newest version: used only without an index."""
     like = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
     versions = [v for v in s.versions(game, lang) if not label or v.label == label]
-    if not label:  # newest version of each game and language, as the real search does
-        newest = {}
-        for v in versions:
-            newest[(v.game, v.lang)] = v
-        versions = list(newest.values())
+    order = {v.id: i for i, v in enumerate(versions)}
     by_id = {v.id: v for v in versions}
     if not by_id:
         return []
     marks = ",".join("?" * len(by_id))
     rows = s.conn.execute(
-        "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
+        "SELECT n.version_id, n.rule, n.hash, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
         f" WHERE n.version_id IN ({marks}) AND (c.text LIKE ? ESCAPE '\\' OR c.title LIKE ? ESCAPE '\\')"
-        " ORDER BY n.version_id, n.position LIMIT ? OFFSET ?",
-        [*by_id, like, like, limit, offset],
+        " LIMIT 5000",
+        [*by_id, like, like],
     ).fetchall()
+    newest: dict[tuple, list] = {}
+    for row in rows:
+        v = by_id[row[0]]
+        key = (v.game, v.lang, row[1], row[2])
+        seen = newest.get(key)
+        if seen is None:
+            newest[key] = [row, 0]
+        else:
+            seen[1] += 1
+            if order[row[0]] > order[seen[0][0]]:
+                seen[0] = row
+    found = sorted(newest.values(), key=lambda e: (by_id[e[0][0]].game, by_id[e[0][0]].lang, ruleid.sort_key(e[0][1])))
     hits = []
-    for vid, rule, title, text in rows:
+    for (vid, rule, _hash, title, text), also in found[offset : offset + limit]:
         v = by_id[vid]
         body = text or title
         hits.append({"kind": "rule", "game": v.game, "lang": v.lang, "version": v.label, "rule": rule,
-                     "title": title, "snippet": excerpt(body, 120), "score": 0.0, "also_in": 0,
+                     "title": title, "snippet": excerpt(body, 120), "score": 0.0, "also_in": also,
                      "highlights": find_spans(body, q), "text": body})  # fmt: skip
     return hits
 

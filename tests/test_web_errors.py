@@ -1,0 +1,140 @@
+"""Bad parameters answer 400/404 (HTML and JSON), never 500; markup is escaped; the KB is read-only."""
+
+from __future__ import annotations
+
+import sqlite3
+import sys
+
+import pytest
+
+from tests.test_web_data import XSS, make_generation
+from web import create_app
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory):
+    return create_app(make_generation(tmp_path_factory.mktemp("web-home")))
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    return app.test_client()
+
+
+BAD = [
+    ("/mtg/ja/19990101.0/509.1", 404),  # unknown version
+    ("/mtg/ja/20260807.0/510.1", 404),  # clause not in that version
+    ("/mtg/ja/latest/999.9z", 404),  # well formed, nowhere
+    ("/mtg/ja/latest/509.x", 400),  # malformed rule id
+    ("/mtg/ja/latest/" + "9" * 500, 400),
+    ("/mtg/ja/bad label!/509.1", 400),
+    ("/mtg/ja/" + "1" * 80 + "/509.1", 400),
+    ("/xx/ja/latest/509.1", 404),  # unknown game
+    ("/mtg/fr/latest/509.1", 404),  # unknown language
+    ("/mtg/ja/19990101/", 404),
+    ("/search?q=" + "ブ" * 201, 400),  # query longer than MAX_QUERY
+    ("/search?q=" + "x" * 10_000, 400),
+    ("/search?q=a%00b", 400),  # control characters
+    ("/search?q=a&per_page=51", 400),
+    ("/search?q=a&per_page=0", 400),
+    ("/search?q=a&page=0", 400),
+    ("/search?q=a&page=abc", 400),
+    ("/search?q=a&page=101", 400),
+    ("/search?q=a&game=yugioh", 400),
+    ("/search?q=a&lang=fr", 400),
+    ("/search?q=a&version=19990101", 404),
+    ("/search?q=a&version=../../etc", 400),
+    ("/diff/mtg/ja/20231117.0/19990101.0", 404),
+    ("/diff/xx/ja/20231117.0/20260807.0", 404),
+    ("/diff/mtg/ja/a%2Fb/20260807.0", 404),
+    ("/align/mtg/ja/19990101.0/en/20231117", 404),
+    ("/align/mtg/ja/20231117.0/fr/20231117", 404),
+    ("/glossary?per_page=100000", 400),
+    ("/glossary?q=" + "x" * 1000, 400),
+    ("/articles/999", 404),
+    ("/articles/-1", 404),
+    ("/static/../kb.sqlite", 404),
+    ("/static/%2e%2e/__init__.py", 404),
+    ("/nowhere", 404),
+]
+
+
+@pytest.mark.parametrize(("url", "status"), BAD)
+def test_bad_parameters_answer_html_and_json(client, url, status):
+    resp = client.get(url)
+    assert resp.status_code == status, (url, resp.data[:200])
+    assert resp.mimetype == "text/html"
+    body = resp.get_data(as_text=True)
+    assert f"<h1>{status}</h1>" in body and "Traceback" not in body
+    if url.startswith(("/static", "/nowhere")):
+        return
+    resp = client.get("/api" + url)
+    assert resp.status_code == status, ("/api" + url, resp.data[:200])
+    assert resp.get_json()["status"] == status and resp.get_json()["error"]
+
+
+def test_error_message_names_the_problem(client):
+    assert "unknown version '19990101.0'" in client.get("/api/mtg/ja/19990101.0/509.1").get_json()["error"]
+    assert "malformed rule id" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
+    assert "found in: 20231117.0" in client.get("/api/mtg/ja/20260807.0/510.1").get_json()["error"]
+    assert "at most 200" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
+
+
+def test_ingested_markup_is_escaped(client):
+    page = client.get("/mtg/ja/20231117.0/510.1").get_data(as_text=True)
+    assert XSS not in page
+    assert "&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+    results = client.get("/search?q=script&jump=0").get_data(as_text=True)
+    assert "<script>alert" not in results and "&lt;<mark>script</mark>&gt;" in results
+
+
+def test_query_markup_is_escaped(client):
+    page = client.get("/search", query_string={"q": '"><script>alert(1)</script>'}).get_data(as_text=True)
+    assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_security_headers(client):
+    resp = client.get("/")
+    assert "script-src 'self'" in resp.headers["Content-Security-Policy"]
+    assert resp.headers["X-Content-Type-Options"] == "nosniff"
+
+
+def test_never_debug(tmp_path):
+    app = create_app(tmp_path, test_config={"DEBUG": True})
+    assert app.debug is False and app.config["DEBUG"] is False
+
+
+def test_store_is_opened_read_only(app):
+    with app.test_request_context("/"):
+        from web.pages import store
+
+        with pytest.raises(sqlite3.OperationalError, match="readonly"):
+            store().conn.execute("DELETE FROM nodes")
+
+
+def test_requests_do_not_touch_the_store(app, client):
+    path = app.extensions["rulekb"].home.store_path()
+    before = path.stat().st_mtime_ns, path.read_bytes()
+    for url in ("/", "/search?q=ブロック", "/mtg/ja/latest/509.1", "/diff/mtg/en/20231117/20240607", "/glossary"):
+        assert client.get(url).status_code == 200
+    assert (path.stat().st_mtime_ns, path.read_bytes()) == before
+
+
+def test_missing_kb_answers_503(tmp_path):
+    client = create_app(tmp_path).test_client()
+    resp = client.get("/mtg/ja/latest/509.1")
+    assert resp.status_code == 503 and "rulekb build" in resp.get_data(as_text=True)
+    assert client.get("/api/versions").get_json()["status"] == 503
+
+
+def test_missing_services_leave_pages_working(client, monkeypatch):
+    for module in ("kb.links", "kb.history", "kb.diff", "kb.align"):
+        monkeypatch.setitem(sys.modules, module, None)  # import now raises ImportError
+    app = create_app(client.application.extensions["rulekb"].home.path)
+    c = app.test_client()
+    data = c.get("/api/mtg/ja/20231117.0/509.1c").get_json()
+    assert data["history"] is None and "kb.history.history is not available" in data["unavailable"]["history"]
+    assert data["tests"] is None and data["text"]
+    assert c.get("/api/tests").get_json()["unavailable"].startswith("kb.links.saved")
+    diff = c.get("/diff/mtg/ja/20231117.0/20260807.0")
+    assert diff.status_code == 200 and "kb.diff.diff_versions is not available" in diff.get_data(as_text=True)

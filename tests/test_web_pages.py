@@ -1,0 +1,202 @@
+"""Every page and its JSON twin, on a small hand-made KB (ja and en editions, an article, terms)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.test_web_data import JA_509_1_2023, JA_509_1C, make_generation
+from web import create_app
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    home = make_generation(tmp_path_factory.mktemp("web-home"))
+    return create_app(home).test_client()
+
+
+def html(client, url: str, status: int = 200) -> str:
+    resp = client.get(url)
+    assert resp.status_code == status, (url, resp.status_code, resp.data[:300])
+    assert resp.mimetype == "text/html"
+    return resp.get_data(as_text=True)
+
+
+def api(client, url: str, status: int = 200) -> dict:
+    resp = client.get("/api" + url)
+    assert resp.status_code == status, (url, resp.status_code, resp.data[:300])
+    assert resp.mimetype == "application/json"
+    return resp.get_json()
+
+
+def test_front_page_lists_versions(client):
+    page = html(client, "/")
+    assert '<html lang="ja">' in page
+    assert 'href="/mtg/en/20231117/"' in page and 'href="/mtg/ja/5.5.0.0/"' in page
+
+
+def test_search_highlights_and_json_twin_agree(client):
+    data = api(client, "/search?q=ブロック強制&jump=0")
+    rules = [(r["game"], r["lang"], r["version"], r["rule"]) for r in data["results"]]
+    assert ("mtg", "ja", "20260807.0", "509.1c") in rules  # newest version holding the text
+    hit = next(r for r in data["results"] if r["rule"] == "509.1c")
+    marked = "".join(t for t, is_hit in hit["segments"] if is_hit)
+    assert marked == "ブロック強制"
+    page = html(client, "/search?q=ブロック強制")
+    assert "<mark>ブロック強制</mark>" in page
+    assert 'href="/mtg/ja/20260807.0/509.1c"' in page
+
+
+def test_search_filters_by_game_lang_and_version(client):
+    data = api(client, "/search?q=ブロック&game=mtg&lang=ja&version=20231117.0")
+    assert data["results"] and {(r["game"], r["lang"], r["version"]) for r in data["results"]} == {("mtg", "ja", "20231117.0")}
+    data = api(client, "/search?q=ブロック&game=dm")
+    assert data["results"] and {r["game"] for r in data["results"]} == {"dm"}
+
+
+def test_search_paginates(client):
+    first = api(client, "/search?q=ブロック&lang=ja&game=mtg&version=20231117.0&per_page=2")
+    second = api(client, "/search?q=ブロック&lang=ja&game=mtg&version=20231117.0&per_page=2&page=2")
+    assert len(first["results"]) == 2 and first["has_next"] is True
+    assert not {r["rule"] for r in first["results"]} & {r["rule"] for r in second["results"]}
+    assert 'rel="next"' in html(client, "/search?q=ブロック&lang=ja&game=mtg&version=20231117.0&per_page=2")
+
+
+@pytest.mark.parametrize("query", ["509.1c", "５０９．１ｃ", "rule 509.1c", "ルール509.1c"])
+def test_rule_number_query_jumps_to_the_clause(client, query):
+    resp = client.get("/search", query_string={"q": query})
+    assert resp.status_code == 302
+    assert resp.headers["Location"] == "/mtg/ja/20260807.0/509.1c"
+    assert api(client, f"/search?q={query}")["jump"] == "/mtg/ja/20260807.0/509.1c"
+
+
+def test_rule_number_query_respects_language(client):
+    resp = client.get("/search", query_string={"q": "509.1a", "lang": "en"})
+    assert resp.headers["Location"] == "/mtg/en/20240607/509.1a"
+
+
+def test_versions_page_and_json(client):
+    data = api(client, "/versions")
+    by = {(v["game"], v["lang"], v["version"]): v for v in data["versions"]}
+    ja = by[("mtg", "ja", "20231117.0")]
+    assert ja["partial"] is True and ja["clauses"] == 5 and ja["headings"] == 4 and ja["effective"] == "2023-11-17"
+    assert by[("mtg", "en", "20231117")]["partial"] is False
+    page = html(client, "/versions")
+    assert "2023-11-17" in page and "部分" in page
+
+
+def test_contents_tree(client):
+    data = api(client, "/mtg/ja/20231117.0/")
+    assert [n["rule"] for n in data["nodes"]][:4] == ["5", "509", "509.1", "509.1a"]
+    assert [n["depth"] for n in data["nodes"]][:4] == [0, 1, 2, 3]
+    assert 'href="/mtg/ja/20231117.0/509.1c"' in html(client, "/mtg/ja/20231117.0/")
+
+
+def test_clause_page(client):
+    data = api(client, "/mtg/ja/20231117.0/509.1")
+    assert data["text"] == JA_509_1_2023
+    assert [c["rule"] for c in data["breadcrumbs"]] == ["5", "509"]
+    assert data["parent"]["rule"] == "509"
+    assert [c["rule"] for c in data["children"]] == ["509.1a", "509.1c"]
+    assert data["references"] == [{"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}]
+    assert [v["version"] for v in data["versions"]] == ["20231117.0", "20260807.0"]
+    assert [v["same_text"] for v in data["versions"]] == [True, False]
+    assert [a["title"] for a in data["articles"]] == ["ブロック強制"]
+    page = html(client, "/mtg/ja/20231117.0/509.1")
+    assert '<a class="ref" href="/mtg/ja/20231117.0/728" data-rule="728">rule 728〔不正な処理の扱い〕</a>' in page
+    assert '<article class="clause" lang="ja"' in page
+
+
+def test_clause_shows_the_other_language_side_by_side(client):
+    data = api(client, "/mtg/ja/20231117.0/509.1")
+    other = data["other_language"]
+    assert (other["lang"], other["version"], other["rule"]) == ("en", "20231117", "509.1")
+    assert other["text"].startswith("First, the defending player declares blockers.")
+    page = html(client, "/mtg/ja/20231117.0/509.1")
+    assert re.search(r'<aside class="other" lang="en">.*First, the defending player declares blockers', page, re.S)
+    back = api(client, "/mtg/en/20231117/509.1c")["other_language"]
+    assert (back["lang"], back["version"], back["text"]) == ("ja", "20231117.0", JA_509_1C)
+
+
+def test_clause_latest_is_the_newest_version_holding_it(client):
+    data = api(client, "/mtg/ja/latest/509.1c")
+    assert data["version"]["version"] == "20260807.0"
+    assert html(client, "/mtg/ja/latest/509.1c").count(JA_509_1C) == 1
+
+
+def test_clause_history_has_inline_diff(client):
+    events = api(client, "/mtg/ja/20260807.0/509.1")["history"]["events"]
+    edit = next(e for e in events if e["kind"] == "edited")
+    assert edit["version"] == "20260807.0"
+    assert ["-", "728"] in edit["inline"] and ["+", "733"] in edit["inline"]
+    page = html(client, "/mtg/ja/20260807.0/509.1")
+    assert "<del>728</del><ins>733</ins>" in page
+
+
+def test_diff_page_folds_reference_only_changes(client):
+    data = api(client, "/diff/mtg/ja/20231117.0/20260807.0")
+    assert data["summary"]["reference_only"] == 1
+    change = data["changes"][0]
+    assert (change["old_rule"], change["new_rule"], change["reference_only"]) == ("509.1", "509.1", True)
+    page = html(client, "/diff/mtg/ja/20231117.0/20260807.0")
+    folded = page.split("<details>", 1)[1].split("</details>", 1)[0]
+    assert "<del>728</del><ins>733</ins>" in folded
+
+
+def test_diff_lists_moved_added_and_removed(client):
+    data = api(client, "/diff/mtg/en/20231117/20240607")
+    kinds = {(c["kind"], c["old_rule"], c["new_rule"]) for c in data["changes"]}
+    assert ("moved", "509.1c", "509.1d") in kinds
+    assert ("added", None, "509.2") in kinds
+    assert data["summary"]["added"] >= 1 and data["summary"]["moved"] >= 1
+    page = html(client, "/diff/mtg/en/20231117/20240607")
+    moved = page.split('id="moved"', 1)[1].split("</section>", 1)[0]
+    assert 'href="/mtg/en/20231117/509.1c"' in moved and 'href="/mtg/en/20240607/509.1d"' in moved
+
+
+def test_diff_form_redirects_to_permalink(client):
+    resp = client.get("/diff", query_string={"game": "mtg", "lang": "en", "old": "20231117", "new": "20240607"})
+    assert resp.status_code == 302 and resp.headers["Location"] == "/diff/mtg/en/20231117/20240607"
+    assert 'value="20240607"' in html(client, "/diff")
+
+
+def test_align_pages(client):
+    pairs = api(client, "/align")["pairs"]
+    row = next(p for p in pairs if p["ja"]["version"] == "20231117.0")
+    assert row["en"]["version"] == "20231117" and row["url"] == "/align/mtg/ja/20231117.0/en/20231117"
+    data = api(client, "/align/mtg/ja/20231117.0/en/20231117")
+    assert data["a"]["version"] == "20231117.0" and data["b"]["version"] == "20231117"
+    if data["unavailable"] is None:  # the alignment service is present in this build
+        assert data["pairs"] and 0 < data["coverage"] <= 1
+    html(client, "/align/mtg/ja/20231117.0/en/20231117")
+
+
+def test_glossary_pairs_link_to_clauses(client):
+    data = api(client, "/glossary?q=blocked")
+    assert [(t["term"], t["english"]) for t in data["terms"]] == [("ブロックされているクリーチャー", "blocked creature")]
+    assert data["terms"][0]["used_in"][0]["url"] == "/mtg/ja/20231117.0/509.1"
+    page = html(client, "/glossary")
+    assert 'href="/mtg/ja/20231117.0/509.1a"' in page and "blocking creature" in page
+
+
+def test_articles(client):
+    listing = api(client, "/articles")["articles"]
+    assert [a["title"] for a in listing] == ["ブロック強制"]
+    data = api(client, f"/articles/{listing[0]['id']}")
+    assert data["cites"] == [
+        {"rule": "509.1", "url": "/mtg/ja/20260807.0/509.1"},
+        {"rule": "509.1c", "url": "/mtg/ja/20260807.0/509.1c"},
+    ]
+    assert 'href="/mtg/ja/20260807.0/509.1c"' in html(client, f"/articles/{listing[0]['id']}")
+
+
+def test_tests_page_without_saved_links(client):
+    data = api(client, "/tests")
+    assert data["saved"] is False and data["citations"] == []
+    html(client, "/tests")
+
+
+def test_every_html_page_links_its_json_twin(client):
+    page = html(client, "/mtg/ja/20231117.0/509.1")
+    assert 'class="json" href="/api/mtg/ja/20231117.0/509.1"' in page

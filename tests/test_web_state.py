@@ -1,0 +1,54 @@
+"""A rebuild swapped in under a running app is picked up at the next request; a request keeps its own."""
+
+from __future__ import annotations
+
+import threading
+
+from kb.model import ParsedVersion, ParseResult, RuleNode
+from tests.test_web_data import make_generation
+from web import create_app
+from web.pages import generation, store
+
+
+def _one_clause(text: str) -> list[ParseResult]:
+    v = ParsedVersion(game="mtg", lang="ja", label="20231117.0", nodes=[RuleNode(rule="509.1", text=text)])
+    return [ParseResult(format="test", kind="cr", versions=[v])]
+
+
+def test_rebuild_is_picked_up_without_restart(tmp_path):
+    make_generation(tmp_path, "gen-a", _one_clause("古い文面"))
+    app = create_app(tmp_path)
+    client = app.test_client()
+    assert client.get("/api/mtg/ja/latest/509.1").get_json()["text"] == "古い文面"
+    make_generation(tmp_path, "gen-b", _one_clause("新しい文面"))
+    assert client.get("/api/mtg/ja/latest/509.1").get_json()["text"] == "新しい文面"
+    assert "新しい文面" in client.get("/mtg/ja/20231117.0/509.1").get_data(as_text=True)
+
+
+def test_a_request_keeps_the_generation_it_started_with(tmp_path):
+    make_generation(tmp_path, "gen-a", _one_clause("古い文面"))
+    app = create_app(tmp_path)
+    with app.test_request_context("/mtg/ja/latest/509.1"):
+        assert generation().name == "gen-a"
+        make_generation(tmp_path, "gen-b", _one_clause("新しい文面"))
+        s = store()
+        assert s.node(s.get_version("mtg", "ja", "20231117.0"), "509.1").text == "古い文面"
+    with app.test_request_context("/"):
+        assert generation().name == "gen-b"
+
+
+def test_threads_get_their_own_connections(tmp_path):
+    make_generation(tmp_path, "gen-a", _one_clause("文面"))
+    app = create_app(tmp_path)
+    seen = []
+
+    def work():
+        with app.test_request_context("/"):
+            seen.append(store().conn)  # keep it alive so ids cannot be reused
+
+    threads = [threading.Thread(target=work) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len({id(c) for c in seen}) == 3
