@@ -31,8 +31,11 @@ _CARD_HEAD = re.compile(r"^([A-Z][A-Za-z0-9'’,.\- ]*?)\s*/\s*([^()（）/]*[\u
 _QUOTED_NODE = re.compile(r"^(?P<rule>[0-9]|[1-9]\d{2}|[1-9]\d{2}\.\d{1,3}[a-z]{0,2})\.?\s+(?P<body>.+)$")
 _EXAMPLE = re.compile(r"^例\s*[：:]\s*")
 _DATE = re.compile(r"(\d{4})年(?:(\d{1,2})月)?(?:(\d{1,2})日)?")
-# 寄せ餌/Lure, いななくアーモドン/Trumpeting Armodon: MTG Wiki names cards 日本語/English
-_JA_EN = re.compile(r"([\u3040-\u30ff\u4e00-\u9fff々ー・0-9０-９]+)/([A-Z][A-Za-z'’\-]*(?:[ ,]+[A-Za-z][A-Za-z'’\-]*)*)")
+# 寄せ餌/Lure, いななくアーモドン/Trumpeting Armodon, 増殖(ぞうしょく)/Proliferate: MTG Wiki writes 日本語/English
+_JA_EN = re.compile(
+    r"([\u3040-\u30ff\u4e00-\u9fff々ー・0-9０-９]+)(?:[(（]([\u3040-\u309fー]+)[)）])?"
+    r"/([A-Z][A-Za-z'’\-]*(?:[ ,]+[A-Za-z][A-Za-z'’\-]*)*)"
+)
 _JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
@@ -297,15 +300,15 @@ class _Builder:
         for t in harvest_terms(b.text, line=b.line):
             self._term(t.term, t.english, b.line)
         for m in _JA_EN.finditer(b.text):
-            self._term(m.group(1), m.group(2), b.line)
+            self._term(m.group(1), m.group(3), b.line, reading=m.group(2) or "")
         if b.kind in ("bullet", "para", "cont") and (m := _DATE.search(b.text)):
             iso = "-".join(p.zfill(2) for p in m.groups() if p)
             section = self.sections[-1].title if self.sections else ""
             self.history.append({"date": iso, "text": b.text, "section": section, "line": b.line})
 
-    def _term(self, ja: str, en: str, line: int) -> None:
+    def _term(self, ja: str, en: str, line: int, reading: str = "") -> None:
         if not any(t["term"] == ja and t["english"] == en for t in self.terms):
-            self.terms.append({"term": ja, "english": en, "source": "article", "line": line})
+            self.terms.append({"term": ja, "english": en, "reading": reading, "source": "article", "line": line})
 
     def _card(self, b: _Block) -> None:
         m = _CARD_HEAD.match(b.lines[0])

@@ -124,3 +124,9 @@ def test_sniff_refuses_rules_texts():
         assert mtgwiki.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
     assert mtgwiki.sniff(read_text(str(SEED)).text, SEED.name) >= 0.9
     assert mtgwiki.sniff(read_text(str(PAGE)).text, PAGE.name) >= 0.9
+
+
+def test_term_with_reading():
+    result = mtgwiki.parse("増殖\n\n増殖(ぞうしょく)/Proliferateは、キーワード処理の1つ。\n", Hints())
+    (term,) = result.articles[0].extra["terms"]
+    assert (term["term"], term["reading"], term["english"]) == ("増殖", "ぞうしょく", "Proliferate")
