@@ -179,6 +179,9 @@ class _Reader:
             self.state = "body"
 
     def on_body(self, s: str, line: int) -> None:
+        if s.strip("\u3000 ") == _GLOSSARY_HEAD:
+            self.state, self.saw_glossary = "glossary", True
+            return
         if self.structure(s, line):
             return
         if not self.nodes:
