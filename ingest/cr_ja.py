@@ -15,7 +15,9 @@ NAME = "cr-ja"
 _CLAUSE = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.|(?P<sub>[a-z]{1,2}))[ \u3000]+(?P<text>\S.*)$")
 _HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})\.[ \u3000]*(?P<title>\S.*?)\s*$")
 # 用語（よみ）／English — the reading is kana (a few use ヴ and 、).
-_GLOSSARY = re.compile(r"^(?P<term>[^\s\u3000（）(][^（）]{0,60}?)（(?P<reading>[^（）]{1,80})）[／/](?P<english>.*?)\s*$")
+_GLOSSARY = re.compile(
+    r"^(?P<term>[^\s\u3000（）(][^（）]{0,60}?)（(?P<reading>[^（）]{1,80})）[／/](?P<english>.*?)\s*$"
+)
 _KANA = re.compile(r"^[\u3041-\u30ff・、 ]+$")
 _EXAMPLE = re.compile(r"^[\u3000 ]*例[：:]\s*")
 _NOTE = re.compile(r"^[\u3000 ]*[（(]?訳注[：:]")
@@ -99,7 +101,9 @@ class _Reader:
             # No もくじ before the first rule or term: this is a piece cut from a longer text.
             self.orphan, self.header = len(self.header), []
             if self.orphan:
-                self.warn(1, f"input starts inside an entry: {self.orphan} line(s) before the first rule or term skipped")
+                self.warn(
+                    1, f"input starts inside an entry: {self.orphan} line(s) before the first rule or term skipped"
+                )
         else:
             self.header.append(s.strip("\u3000 "))
 
@@ -239,7 +243,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
         effective = date(y, mo, d)
     label = _version_label(text, hints.path, effective)
     if not label and not hints.version:
-        result.diagnostics.append(Diagnostic(hints.path, 0, "cannot tell the version (no YYYYMMDD.N in the name, no date); give --version"))
+        result.diagnostics.append(
+            Diagnostic(hints.path, 0, "cannot tell the version (no YYYYMMDD.N in the name, no date); give --version")
+        )
     header = "\n".join(reader.header)
     meta: dict = {"contents": reader.contents}
     for key, value in (("title", reader.title), ("header", header), ("introduction", "\n".join(reader.intro))):

@@ -272,7 +272,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
     if m:
         label = m.group(1)
     else:
-        result.diagnostics.append(Diagnostic(hints.path, 0, "no 'Ver.N.NN' line: cannot tell the version; give --version"))
+        result.diagnostics.append(
+            Diagnostic(hints.path, 0, "no 'Ver.N.NN' line: cannot tell the version; give --version")
+        )
     effective = None
     m = _UPDATED.search(header)
     if m:

@@ -106,7 +106,9 @@ class _Scanner:
         if ok:
             self.accept(rid, m, "clause")
         elif self.text[m.start() - 2 : m.start()].strip() in _SENTENCE_END:
-            self.warn(m.start(), f"{rid} after {self.last} looks like a clause start but is out of sequence; kept as text")
+            self.warn(
+                m.start(), f"{rid} after {self.last} looks like a clause start but is out of sequence; kept as text"
+            )
 
     def accept(self, rid: str, m: re.Match, kind: str) -> None:
         self.marks.append((rid, m.start(), m.end(), kind))
@@ -148,7 +150,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
     if m:
         label = m.group(1)
     elif not hints.version:
-        result.diagnostics.append(Diagnostic(hints.path, 1, "no '私訳第 N.N.N.N 版' title: cannot tell the version; give --version"))
+        result.diagnostics.append(
+            Diagnostic(hints.path, 1, "no '私訳第 N.N.N.N 版' title: cannot tell the version; give --version")
+        )
     contents, body = _contents(text)
     head_end = text.find("-------- もくじ")
     header = text[title_match.end() if title_match else 0 : max(head_end, 0)]
@@ -171,7 +175,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
     for i, (rid, start, end, kind) in enumerate(marks):
         if kind == "heading" and scanner.titles.get(rid) == _GLOSSARY:
             end_of_rules = start
-            result.diagnostics.append(Diagnostic(hints.path, 1, "the glossary (用語集) is not read by this format", "warning"))
+            result.diagnostics.append(
+                Diagnostic(hints.path, 1, "the glossary (用語集) is not read by this format", "warning")
+            )
             break
         stop = marks[i + 1][1] if i + 1 < len(marks) else len(text)
         title = scanner.titles.get(rid) if kind == "heading" else None
@@ -183,7 +189,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
         last = nodes[-1]
         last.truncated = True
         result.diagnostics.append(
-            Diagnostic(hints.path, 1, f"text ends inside {last.rule} (cut off mid-clause); kept as truncated", "warning")
+            Diagnostic(
+                hints.path, 1, f"text ends inside {last.rule} (cut off mid-clause); kept as truncated", "warning"
+            )
         )
     present = {n.rule for n in nodes}
     missing = [rid for rid, title in contents if len(rid) == 3 and rid not in present]

@@ -60,7 +60,9 @@ def test_head_clause_texts_examples_and_notes(head):
     assert _node(v, "100.1a").parent == "100.1"
     assert _node(v, "103.4e").text == "アーチエネミー戦では、魔王の初期ライフ総量は40点である。"
     assert _node(v, "101.2").examples[0].startswith("「このターン、あなたは追加で土地1枚をプレイしてよい。」")
-    assert _node(v, "101.4").examples[0].startswith("「各プレイヤーはそれぞれ、クリーチャー1体を生け贄に捧げる。」")  # 例: (ASCII colon)
+    assert (
+        _node(v, "101.4").examples[0].startswith("「各プレイヤーはそれぞれ、クリーチャー1体を生け贄に捧げる。」")
+    )  # 例: (ASCII colon)
     assert "例" not in _node(v, "101.4").text
     n1006 = _node(v, "100.6")
     assert n1006.notes == ["訳注：日本語版は https://mjmjp.info/ で公開されている"]
@@ -83,7 +85,9 @@ def test_head_contents_are_complete_and_exact(head):
     assert "720" in ids and "722" in ids and "721" not in ids  # the table of contents skips 721
     assert v.meta["translator"] == "日本マジックジャッジルール文書翻訳チーム"
     assert v.meta["based_on"] == "*ぱお*/米村 薫"
-    assert v.meta["introduction"].startswith("この文書は、マジック：ザ・ギャザリングの競技的ゲームプレイにおける最高権威である。")
+    assert v.meta["introduction"].startswith(
+        "この文書は、マジック：ザ・ギャザリングの競技的ゲームプレイにおける最高権威である。"
+    )
 
 
 def test_tail_gives_glossary_terms_and_the_effective_date(tail):
