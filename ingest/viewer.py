@@ -37,7 +37,7 @@ _RULE = re.compile(r"^([1-9]\d{2})\.\s+([^。]{1,80})$")
 _CLAUSE = re.compile(r"^(?:[-•・*]\s*)?([1-9]\d{2}\.\d{1,3}[a-z]{0,2})\.?(?:\s+|$)(.*)$")
 _EXAMPLE = re.compile(r"^例\s*[：:]\s*")
 # A version label written on the page: "総合ルール 20231117.0", "Ver. 20231117.0", "バージョン：20231117.0"
-_VERSION = re.compile(r"(?:総合ルール|[Vv]er(?:sion)?\.?|バージョン|版)\s*[：:]?\s*(\d{8}\.\d{1,2})(?!\d)")
+_VERSION = re.compile(r"(?:(?:総合ルール|[Vv]er(?:sion)?\.?|バージョン)\s*[：:]?|和訳)\s*(\d{8}\.\d{1,2})(?!\d)")
 _JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _CLAUSE_LINE = re.compile(r"^[-•・*]\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\s+\S", re.M)
 
@@ -186,6 +186,8 @@ _BLOCKS = {"p", "div", "ul", "ol", "li", "dl", "dt", "dd", "blockquote", "sectio
 _CHROME = re.compile(r"(?i)(?:^|[-_])(?:toc|sidebar|side|menu|nav|navi|breadcrumbs?|footer)(?:$|[-_])")
 _ID_DOTTED = re.compile(r"^(?:rule-|cr-|r)?([1-9]\d{2}\.\d{1,3}[a-z]{0,2})$", re.I)
 _ID_ANCHOR = re.compile(r"^R([1-9]\d{2})(\d{1,3})([a-z]{0,2})$")  # Yawgatog-style R5091c
+_TEXT_HOSTS = {"p", "li", "dd", "div", "td", "section", "article"}
+_LEAD_ID = re.compile(r"^\s*([1-9]\d{2}\.\d{1,3}[a-z]{0,2})\.?(?:\s|$)")
 _HREF_RULE = re.compile(r"(?:/r/|[#/?=]R?)([1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?)$")
 
 
@@ -205,6 +207,25 @@ def _clause_id(el: Tag) -> str:
     return ""
 
 
+def _clause_of(el: Tag) -> str:
+    """The clause an element holds: by attribute, else by the id its own text starts with.
+
+    The second form covers pages without anchors (``<li><b>510.1</b> …<ul><li>510.1a …``); only the
+    element's leading inline text counts, so a wrapper is not mistaken for its first clause.
+    """
+    rule = _clause_id(el)
+    if rule or el.name not in _TEXT_HOSTS:
+        return rule
+    lead: list[str] = []
+    for child in el.children:
+        if isinstance(child, Tag) and (child.name == "br" or child.name in _BLOCKS):
+            break
+        if not isinstance(child, Comment):
+            lead.append(child.get_text() if isinstance(child, Tag) else str(child))
+    m = _LEAD_ID.match("".join(lead))
+    return m.group(1) if m else ""
+
+
 def _is_chrome(el: Tag) -> bool:
     if el.name in ("nav", "aside", "script", "style", "footer", "noscript"):
         return True
@@ -212,8 +233,8 @@ def _is_chrome(el: Tag) -> bool:
     return any(_CHROME.search(n) for n in names)
 
 
-def _paragraphs(el: Tag) -> list[str]:
-    """Text of an element split at block boundaries and <br>, skipping nested clause elements."""
+def _paragraphs(el: Tag, rule: str) -> list[str]:
+    """Text of clause ``rule``'s element split at block boundaries and <br>, skipping nested clauses."""
     out: list[str] = []
     cur: list[str] = []
 
@@ -229,7 +250,7 @@ def _paragraphs(el: Tag) -> list[str]:
                 continue
             if isinstance(child, NavigableString):
                 cur.append(str(child))
-            elif child.name == "br" or _clause_id(child):
+            elif child.name == "br" or _clause_of(child) not in ("", rule):
                 flush()  # a nested clause element is read on its own
             elif child.name in _BLOCKS:
                 flush()
@@ -262,23 +283,23 @@ def _html_lines(html: str) -> tuple[list[tuple[int, str]], dict, dict[str, list[
             if _SECTION.match(text) or _RULE.match(text):
                 lines.append((line, text))
             continue
-        rule = _clause_id(el)
-        if not rule:
-            continue
-        paras = _paragraphs(el)
+        rule = _clause_of(el)
+        if not rule or any(_clause_of(p) == rule for p in el.parents):
+            continue  # not a clause, or the inner part of one (<div id="509.1c"><p>509.1c …</p>)
+        paras = _paragraphs(el, rule)
         first = paras[0] if paras else ""
         first = re.sub(r"^" + re.escape(rule) + r"\.?\s*", "", first)
         lines.append((line, f"- {rule} {first}".rstrip()))
         lines.extend((line, p) for p in paras[1:])
-        links[rule] = _link_targets(el)
+        links[rule] = _link_targets(el, rule)
     return lines, meta, links
 
 
-def _link_targets(el: Tag) -> list[str]:
+def _link_targets(el: Tag, rule: str) -> list[str]:
     """Clause ids that the element's own links point to (rule 728〔…〕 links to /cr/r/728)."""
     out = []
     for a in el.find_all("a", href=True):
-        owner = next((p for p in a.parents if p is el or _clause_id(p)), None)
+        owner = next((p for p in a.parents if p is el or _clause_of(p) not in ("", rule)), None)
         if owner is not el:
             continue  # belongs to a nested clause element
         if m := _HREF_RULE.search(a["href"]):

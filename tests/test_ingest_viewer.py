@@ -127,6 +127,21 @@ def test_html_page():
     assert ("ブロックされているクリーチャー", "blocked creature") in {(t.term, t.english) for t in version.terms}
 
 
+def test_html_print_page_without_anchors():
+    result = parse(FIXTURES / "510_print.html")
+    (version,) = result.versions
+    assert version.meta["version_source"] == "text" and version.label == "20231117.0"  # from "和訳 20231117.0 版"
+    assert not result.errors
+    nodes = {n.rule: n for n in version.nodes}
+    # clauses found by the id their text starts with; the side menu's "510.1 (目次)" is not one
+    assert list(nodes) == ["5", "510", "510.1", "510.1a", "510.1c", "510.1e", "510.2", "510.4"]
+    assert nodes["510.1"].text.endswith("宣言する。")  # nested <li> clauses are not swallowed
+    assert [e[:12] for e in nodes["510.1c"].examples] == ["攻撃クリーチャー《巨森を", "攻撃クリーチャー《超大な"]
+    assert nodes["510.2"].text.startswith("次に、") and len(nodes["510.2"].examples) == 1  # <div data-rule><p>510.2 …
+    assert [r.rule for r in nodes["510.1e"].references] == ["728"]
+    assert [r.rule for r in nodes["510.4"].references] == ["702.7", "702.4"]
+
+
 @pytest.mark.parametrize(
     "seed, fmt",
     [
