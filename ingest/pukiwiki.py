@@ -114,6 +114,9 @@ class _Page:
             mark = f"{self.counters[level - 1]}. " if ordered else "・"
             self._emit("  " * (level - 1) + mark + self._inline(lineno, m.group(2)))
             self.in_list = True
+        elif m := re.match(r"^:([^|]*)\|(.*)$", line):  # definition list ":term|description"
+            self._end_blocks()
+            self._emit(f"{self._inline(lineno, m.group(1))}: {self._inline(lineno, m.group(2))}")
         elif self.in_list:
             self._emit("  " + self._inline(lineno, line))  # PukiWiki keeps a plain line inside the item above
         else:

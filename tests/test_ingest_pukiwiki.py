@@ -85,8 +85,9 @@ def test_markup_fixture():
     assert [(s.title, s.level) for s in page.sections] == [("能力", 2), ("裁定", 3), ("参考", 2)]
     assert page.extra["tables"] == [[["項目", "内容"], ["コスト", "6 (火)"], ["進化クリーチャー"]]]
     ability = page.sections[0].text
-    assert ability == "W・ブレイカーを持つ*1。\n詳しくは攻撃、ブロッカー、公式サイトを参照。"
-    assert page.links == ["進化", "ダブル・ブレイカー", "総合ゲームルール", "攻撃 (ルール)", "ブロッカー", "ドラゴン", "ボルシャック"]
+    assert ability == "W・ブレイカーを持つ*1。\n詳しくは攻撃、ブロッカー、公式サイトを参照。\nW・ブレイカー: シールドを2枚ブレイクする。"
+    assert page.links == ["進化", "ダブル・ブレイカー", "総合ゲームルール", "攻撃 (ルール)", "ブロッカー", "シールド", "ブレイク",
+                          "ドラゴン", "ボルシャック"]  # fmt: skip
     assert page.extra["footnotes"][0]["text"] == "総合ゲームルール Ver.1.48 506.1 参照"
     assert page.cites == ["506.1"] and page.cites_version == "1.48"
     rulings = page.sections[1].text.split("\n")
@@ -94,7 +95,7 @@ def test_markup_fixture():
                            "    ・古い裁定は撤回された。"]  # fmt: skip
     assert rulings[3:] == ["1. 一つ目", "2. 二つ目", "  1. 二つ目の中", "3. 三つ目"]
     first, second = page.extra["old_text"]
-    assert first == {"line": 23, "text": "・旧裁定：墓地の枚数は攻撃開始時に数える。\n  ・この記述は誤り。", "note": ""}
+    assert first == {"line": 24, "text": "・旧裁定：墓地の枚数は攻撃開始時に数える。\n  ・この記述は誤り。", "note": ""}
     assert (second["text"], second["date"]) == ("・バトル中も有効。", "2019-03")
     assert "旧裁定" not in page.text and "バトル" not in page.links
 
