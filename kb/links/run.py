@@ -1,0 +1,85 @@
+"""The ``link`` pipeline: scan, date by git, resolve, add JUnit results, measure coverage, save."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from kb.errors import NotFound
+from kb.links import gitdates
+from kb.links import junit as junitxml
+from kb.links.coverage import coverage
+from kb.links.extract import Cite, scan_tree
+from kb.links.resolve import Resolver
+from kb.store import Store
+
+
+def _date_by_git(cites: list[Cite]) -> None:
+    """Undated citations take the commit date of their line (one ``git blame`` per file)."""
+    cache: dict[str, dict[int, date]] = {}
+    for c in cites:
+        if c.written or not c.path:
+            continue
+        if c.path not in cache:
+            cache[c.path] = gitdates.line_dates(c.path)
+        when = cache[c.path].get(c.line)
+        if when:
+            c.written, c.written_from = when.isoformat(), "git"
+
+
+def _row(c: Cite) -> dict:
+    return {
+        "file": c.file, "line": c.line, "test": c.test, "rule": c.rule, "raw": c.raw, "kind": c.kind,
+        "scope": c.scope, "language": c.language, "game": c.game,
+        "written": c.written or None, "written_from": c.written_from or None,
+    }  # fmt: skip
+
+
+def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | None = None, junit: list[str] = (),
+        save: bool = False, git: bool = True) -> dict:  # fmt: skip
+    """Scan ``paths`` and resolve every citation; see ``kb.links.link``."""
+    cases = [case for path in junit for case in junitxml.read(path)]
+    found = scan_tree(paths, game)
+    if git:
+        _date_by_git(found.citations)
+    main = Resolver(store, game, against)
+    resolvers: dict[str, Resolver | None] = {game: main}
+    siblings: dict[tuple[str, int], list[str]] = {}
+    for c in found.citations:
+        siblings.setdefault((c.file, c.line), []).append(c.rule)
+    results = junitxml.results(cases, found.tests) if cases else {}
+    rows = []
+    memo: dict[tuple, dict] = {}
+    for c in found.citations:
+        row = _row(c)
+        if c.game not in resolvers:
+            try:
+                resolvers[c.game] = Resolver(store, c.game, None)
+            except NotFound:
+                resolvers[c.game] = None
+        resolver = resolvers[c.game]
+        if resolver is None:
+            row.update(status="orphan", valid_from=None, valid_to=None, suggest=[],
+                       note=f"no versions of {c.game} in the knowledge base", written_version=None)  # fmt: skip
+        else:
+            key = (c.game, c.rule, c.written, c.context, tuple(siblings[(c.file, c.line)]))
+            if key not in memo:
+                memo[key] = resolver.resolve(c, siblings[(c.file, c.line)])
+            row.update(memo[key])
+            if resolver is not main:
+                row["against"] = resolver.against.label
+        if c.test in results:
+            row["result"] = results[c.test]
+        rows.append(row)
+    data = {
+        "game": game, "against": main.against.label, "lang": main.lang, "files": found.files,
+        "citations": rows,
+        "coverage": coverage(rows, found.tests, store, main.against),
+    }  # fmt: skip
+    if cases:
+        data["junit"] = {"cases": len(cases), "matched_tests": len(results),
+                         "results": dict(sorted(results.items()))}  # fmt: skip
+    if save:
+        from kb.links.saved import save as keep
+
+        keep(store, data)
+    return data
