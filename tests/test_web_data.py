@@ -97,14 +97,19 @@ def versions() -> list[ParseResult]:
     ]
 
 
-def make_generation(home: Path, name: str = "gen-a", results: list[ParseResult] | None = None) -> Path:
-    """Write a store into ``home/name`` and point ``home/current`` at it (as a build would)."""
+def make_generation(home: Path, name: str = "gen-a", results: list[ParseResult] | None = None, *,
+                    index: bool = False) -> Path:
+    """Write a store (and, with ``index``, its search index) into ``home/name``; point ``home/current`` at it."""
     gen = home / name
     gen.mkdir(parents=True)
     store = Store.create(str(gen / "kb.sqlite"))
     for i, result in enumerate(results if results is not None else versions()):
         store.add(result, path=f"doc{i}.txt", sha256=f"{name}-{i}")
     store.commit()
+    if index:
+        from kb.index import build_index
+
+        build_index(store, gen / "index")
     store.close()
     tmp = home / ".current-tmp"
     os.symlink(name, tmp)

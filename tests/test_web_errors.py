@@ -88,6 +88,16 @@ def test_ingested_markup_is_escaped(client):
     assert "<script>alert" not in results and "&lt;<mark>script</mark>&gt;" in results
 
 
+def test_search_without_an_index_falls_back_to_substring_match(client):
+    data = client.get("/api/search", query_string={"q": "ブロッククリーチャー", "jump": "0", "lang": "ja"}).get_json()
+    assert data["engine"] == "substring"
+    hit = next(r for r in data["results"] if r["rule"] == "309.1")
+    assert (hit["version"], [t for t, is_hit in hit["segments"] if is_hit]) == ("5.5.0.0", ["ブロック・クリーチャー"])
+    # each distinct text once, from its newest version: 509.1 differs between the two editions
+    assert sorted(r["version"] for r in data["results"] if r["rule"] == "509.1") == ["20231117.0", "20260807.0"]
+    assert "索引がないため" in client.get("/search?q=ブロッククリーチャー&jump=0").get_data(as_text=True)
+
+
 def test_query_markup_is_escaped(client):
     page = client.get("/search", query_string={"q": '"><script>alert(1)</script>'}).get_data(as_text=True)
     assert "<script>alert(1)" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page

@@ -12,7 +12,7 @@ from web import create_app
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory):
-    home = make_generation(tmp_path_factory.mktemp("web-home"))
+    home = make_generation(tmp_path_factory.mktemp("web-home"), index=True)
     return create_app(home).test_client()
 
 
@@ -37,13 +37,14 @@ def test_front_page_lists_versions(client):
 
 
 def test_search_highlights_and_json_twin_agree(client):
-    data = api(client, "/search?q=ブロック強制&jump=0")
-    rules = [(r["game"], r["lang"], r["version"], r["rule"]) for r in data["results"]]
-    assert ("mtg", "ja", "20260807.0", "509.1c") in rules  # newest version holding the text
-    hit = next(r for r in data["results"] if r["rule"] == "509.1c")
-    marked = "".join(t for t, is_hit in hit["segments"] if is_hit)
-    assert marked == "ブロック強制"
-    page = html(client, "/search?q=ブロック強制")
+    scope = "&game=mtg&lang=ja&version=20260807.0"
+    data = api(client, "/search?q=ブロック強制" + scope)
+    assert data["engine"] == "index" and data["total"] >= 1
+    hit = data["results"][0]
+    assert (hit["game"], hit["lang"], hit["version"], hit["rule"]) == ("mtg", "ja", "20260807.0", "509.1c")
+    assert [t for t, is_hit in hit["segments"] if is_hit] == ["ブロック強制"]
+    assert "".join(t for t, _ in hit["segments"]) == JA_509_1C
+    page = html(client, "/search?q=ブロック強制" + scope)
     assert "<mark>ブロック強制</mark>" in page
     assert 'href="/mtg/ja/20260807.0/509.1c"' in page
 

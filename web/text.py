@@ -50,11 +50,16 @@ def highlight(text: str, spans, *, width: int = SNIPPET_WIDTH) -> list[list]:
     return segs
 
 
+MIDDLE_DOTS = "・･"
+
+
 def find_spans(text: str, needle: str) -> list[list[int]]:
-    """Every case-insensitive occurrence of ``needle`` in ``text``."""
-    if not needle:
+    """Every case-insensitive occurrence of ``needle`` in ``text``, a middle dot allowed between letters."""
+    chars = [c for c in needle if c not in MIDDLE_DOTS]
+    if not chars:
         return []
-    return [[m.start(), m.end()] for m in re.finditer(re.escape(needle), text, re.IGNORECASE)]
+    pattern = f"[{MIDDLE_DOTS}]?".join(re.escape(c) for c in chars)
+    return [[m.start(), m.end()] for m in re.finditer(pattern, text, re.IGNORECASE)]
 
 
 def reference_segments(text: str, refs: list[Reference], url_for: Callable[[str], str | None]) -> list[list]:

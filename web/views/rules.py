@@ -140,8 +140,14 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         abort(404, description=f"{rule} is not in {game}/{lang} {v.label} (found in: {elsewhere})")
     present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
 
-    def ref_url(target: str) -> str:
-        return clause_url(game, lang, v.label if target in present else "latest", target)
+    def ref_url(target: str) -> str | None:
+        """Same version when it holds the target, else its newest text, else the other language's."""
+        if target in present:
+            return clause_url(game, lang, v.label, target)
+        for lg in (lang, "en" if lang == "ja" else "ja"):
+            if s.rule_versions(game, lg, target):
+                return clause_url(game, lg, "latest", target)
+        return None  # cited but in no ingested text: shown unlinked
 
     crumbs = []
     for anc in ruleid.ancestors(rule):

@@ -7,12 +7,12 @@ from urllib.parse import urlencode
 from flask import Blueprint, abort, current_app, redirect
 
 from kb import ruleid
-from kb.errors import InputError, NotFound
+from kb.errors import InputError, NotFound, RulekbError
 from kb.model import GAMES, LANGS
 from kb.store import Store
 from web import pages
 from web.pages import arg, arg_choice, arg_int, bad, clause_url, generation, is_api, store, twin
-from web.text import excerpt, find_spans, highlight
+from web.text import MIDDLE_DOTS, excerpt, find_spans, highlight
 
 bp = Blueprint("search", __name__)
 
@@ -45,7 +45,19 @@ def _result(hit: dict) -> dict:
         url = "/glossary?" + urlencode({"q": hit.get("title") or ""})
     else:
         url = clause_url(hit["game"], hit["lang"], hit["version"], hit["rule"])
-    segs = highlight(text, hit.get("highlights")) if text else [[hit.get("snippet", ""), False]]
+    snippet = hit.get("snippet") or ""
+    if "snippet_start" in hit and snippet:
+        # The search service gives offsets into its snippet, itself a slice of the text.
+        start = int(hit["snippet_start"] or 0)
+        segs = highlight(snippet, hit.get("highlights"), width=len(snippet))
+        if start > 0:
+            segs.insert(0, ["…", False])
+        if start + len(snippet) < len(text):
+            segs.append(["…", False])
+    elif text:
+        segs = highlight(text, hit.get("highlights"))
+    else:
+        segs = [[snippet, False]]
     return {
         **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "score", "highlights")},
         "article_id": hit.get("article_id"),
@@ -57,7 +69,9 @@ def _result(hit: dict) -> dict:
 
 def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int) -> list[dict]:
     """Plain substring match, each distinct text once from its newest version: used only without an index."""
-    like = "%" + q.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    bare = "".join(c for c in q if c not in MIDDLE_DOTS)  # ブロッククリーチャー finds ブロック・クリーチャー
+    like = "%" + bare.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+    text_sql = "REPLACE(REPLACE(c.{0}, '・', ''), '･', '') LIKE ? ESCAPE '\\'"
     versions = [v for v in s.versions(game, lang) if not label or v.label == label]
     order = {v.id: i for i, v in enumerate(versions)}
     by_id = {v.id: v for v in versions}
@@ -66,7 +80,7 @@ def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int
     marks = ",".join("?" * len(by_id))
     rows = s.conn.execute(
         "SELECT n.version_id, n.rule, n.hash, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-        f" WHERE n.version_id IN ({marks}) AND (c.text LIKE ? ESCAPE '\\' OR c.title LIKE ? ESCAPE '\\')"
+        f" WHERE n.version_id IN ({marks}) AND ({text_sql.format('text')} OR {text_sql.format('title')})"
         " LIMIT 5000",
         [*by_id, like, like],
     ).fetchall()
@@ -109,7 +123,7 @@ def search():
             return _not_found(f"unknown version {label!r}")
     ctx = {
         "query": q, "game": game, "lang": lang, "version": label, "page": page, "per_page": per_page,
-        "results": [], "has_next": False, "engine": None, "jump": None,
+        "results": [], "total": None, "has_next": False, "engine": None, "jump": None,
         "versions": [pages.version_json(v) for v in s.versions()],
     }  # fmt: skip
     if not q:
@@ -122,7 +136,8 @@ def search():
     try:
         if searcher is not None:
             ctx["engine"] = "index"
-            hits = searcher.search(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
+            found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
+            hits, ctx["total"] = found["hits"], found["total"]
         else:
             ctx["engine"] = "substring"
             hits = fallback_search(s, q, game, lang, label, per_page + 1, offset)
@@ -130,6 +145,8 @@ def search():
         raise bad(str(exc)) from None
     except NotFound as exc:
         return _not_found(str(exc))
+    except RulekbError as exc:  # the search service refuses a query it cannot run
+        raise bad(str(exc)) from None
     ctx["has_next"] = len(hits) > per_page
     ctx["results"] = [_result(h) for h in hits[:per_page]]
     return ctx
