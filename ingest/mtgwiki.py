@@ -330,7 +330,7 @@ class _Builder:
         if label not in self.versions:
             m = re.fullmatch(r"(\d{4})(\d{2})(\d{2})\.\d+", label)
             effective = date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
-            meta = {"source": "mtgwiki quote", "article": self.article.title, "version_source": "quote"}
+            meta = {"kind": "quote", "source": "mtgwiki quote", "article": self.article.title, "version_source": "quote"}
             self.versions[label] = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=True, meta=meta)
         return self.versions[label]
 

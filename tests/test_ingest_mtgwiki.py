@@ -67,6 +67,7 @@ def test_seed_quote_is_a_partial_version(seed):
     (version,) = seed.versions
     assert (version.game, version.lang, version.label, version.partial) == ("mtg", "ja", "20260807.0", True)
     assert version.effective == date(2026, 8, 7)
+    assert (version.meta["kind"], version.meta["article"]) == ("quote", "ブロック強制")
     nodes = {n.rule: n for n in version.nodes}
     assert list(nodes) == ["5", "509", "509.1", "509.1c"]
     assert nodes["5"].title == "ターンの構造"
