@@ -52,8 +52,15 @@ def forced_for(game: str, lang: str, old: str, new: str, entries: list[dict] | N
     ]
 
 
-def diff_items(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None = None, *,
-               old_partial: bool = False, new_partial: bool = False, inline: bool = True) -> list[dict]:
+def diff_items(
+    old: list[Item],
+    new: list[Item],
+    forced: list[tuple[str, str]] | None = None,
+    *,
+    old_partial: bool = False,
+    new_partial: bool = False,
+    inline: bool = True,
+) -> list[dict]:
     """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know."""
     m = matcher.match(old, new, forced)
     changes = []
@@ -71,8 +78,16 @@ def diff_items(old: list[Item], new: list[Item], forced: list[tuple[str, str]] |
     return diffparts.sort_changes(changes)
 
 
-def diff_versions(store: Store, game: str, lang: str, old_label: str, new_label: str,
-                  forced: list[tuple[str, str]] | None = None, *, inline: bool = True) -> dict:
+def diff_versions(
+    store: Store,
+    game: str,
+    lang: str,
+    old_label: str,
+    new_label: str,
+    forced: list[tuple[str, str]] | None = None,
+    *,
+    inline: bool = True,
+) -> dict:
     """DESIGN.md diff JSON between two versions (labels may be ``latest``); unchanged clauses omitted."""
     old_v = store.get_version(game, lang, old_label)
     new_v = store.get_version(game, lang, new_label)

@@ -75,8 +75,16 @@ def tokenize(text: str, japanese: bool) -> frozenset:
 _feature_cache: dict[str, tuple[str, frozenset, bool]] = {}
 
 
-def make_item(rule: str, parent: str | None, h: str, position: int, title: str, text: str,
-              examples: list[str] | str, refs: list | str) -> Item:
+def make_item(
+    rule: str,
+    parent: str | None,
+    h: str,
+    position: int,
+    title: str,
+    text: str,
+    examples: list[str] | str,
+    refs: list | str,
+) -> Item:
     """An Item from stored columns (JSON strings accepted); features are cached per content hash."""
     if isinstance(examples, str):
         examples = json.loads(examples)
@@ -168,7 +176,9 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
             "text_changed": changed and not ref_only,
         }  # fmt: skip
         if inline:
-            change["inline"] = inline_diff(old.display(), new.display(), old.japanese or new.japanese) if changed else []
+            change["inline"] = (
+                inline_diff(old.display(), new.display(), old.japanese or new.japanese) if changed else []
+            )
         return change
     item = old or new
     assert item is not None

@@ -1,0 +1,167 @@
+"""Align two versions clause by clause, typically a Japanese translation against an English edition.
+
+Texts in two languages cannot be compared directly, so pairs come from ids and structure, and each
+pair gets evidence from what survives translation: numbers, card names and English terms quoted in
+the Japanese text, example counts, and the length ratio. Statuses:
+- ``paired``: the same id on both sides;
+- ``missing_in_a`` / ``missing_in_b``: an id only one side has (within what a partial side covers);
+- ``merged``: side b splits into sub-clauses what side a holds in one paragraph (the viewer's 509.7
+  holding English 509.7 + 509.7a + 509.7b): a sub-clause missing in a whose parent clause a has;
+- ``split``: the reverse (a has a sub-clause whose parent b holds in one paragraph).
+When the Japanese side matches a different English edition (5.5.0.0 ≈ 20081001, old numbering), it
+is aligned with that edition by id and each English id is carried to side b along the English
+lineage (309.2 → 509.1).
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import unicodedata
+
+from kb import history, order, ruleid
+from kb.errors import NotFound
+from kb.store import NodeRecord, Store, VersionInfo
+
+_NUM = re.compile(r"\d+")
+_LATIN = re.compile(r"[A-Za-z][A-Za-z'’ \-]{2,}[A-Za-z]")
+SUSPECT = 0.3  # a pair whose evidence scores below this is flagged for a person to check
+
+
+def _contents(v: VersionInfo) -> dict[str, str]:
+    return {str(e[0]): e[1] for e in v.meta.get("contents") or [] if ruleid.parse(str(e[0]))}
+
+
+def _scope(v: VersionInfo, rules: list[str], other: list[str]) -> set[str]:
+    """Ids of ``other`` that version ``v`` can be expected to hold: all of them, or for a partial
+    version the clauses under the rules it holds (up to its last id in the last rule, where a cut piece
+    stops), their headings, and every heading when it kept a table of contents."""
+    if not v.partial:
+        return set(other)
+    own = set(rules)
+    clauses = [r for r in rules if ruleid.is_clause(r)]
+    covered = {ruleid.parse(r)[1] for r in clauses}
+    last = max(clauses, key=ruleid.sort_key) if clauses else None
+    last_rule = ruleid.parse(last)[1] if last else None
+    heads = bool(_contents(v))
+    out = set()
+    for r in other:
+        p = ruleid.parse(r)
+        if p is None:
+            continue
+        heading = not ruleid.is_clause(r)
+        in_piece = p[1] in covered and (p[1] != last_rule or ruleid.sort_key(r) <= ruleid.sort_key(last))
+        if r in own or (heading and (heads or p[1] in covered)) or (not heading and in_piece):
+            out.add(r)
+    return out
+
+
+def _plain(s: str) -> str:
+    return unicodedata.normalize("NFKC", s)
+
+
+def evidence(ja: NodeRecord, en: NodeRecord, ratio: float | None) -> dict:
+    """How well a Japanese clause agrees with an English one, from what translation keeps."""
+    jt, et = _plain(ja.title + ja.text), _plain(en.title + en.text)
+    jn, enn = set(_NUM.findall(jt)), set(_NUM.findall(et))
+    latin = [w.strip().lower() for w in _LATIN.findall(jt)]
+    scores = []
+    out: dict = {}
+    if jn or enn:
+        out["numbers"] = round(len(jn & enn) / len(jn | enn), 3)
+        scores.append(out["numbers"])
+    if latin:
+        out["english_terms"] = round(sum(1 for w in latin if w in et.lower()) / len(latin), 3)
+        scores.append(out["english_terms"])
+    if ja.examples or en.examples:
+        out["examples"] = [len(ja.examples), len(en.examples)]
+        scores.append(1.0 if len(ja.examples) == len(en.examples) else 0.0)
+    if ratio and et and ja.text and en.text:  # headings are too short for a length ratio
+        r = len(jt) / max(len(et), 1) / ratio
+        out["length"] = round(r, 3)
+        scores.append(max(0.0, 1 - abs(1 - r)))
+    out["confidence"] = round(sum(scores) / len(scores), 3) if scores else None
+    return out
+
+
+def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], dict]:
+    a_nodes = {n.rule: n for n in store.nodes(a)}
+    b_nodes = {n.rule: n for n in store.nodes(b)}
+    a_heads, b_heads = _contents(a), _contents(b)
+    a_has = set(a_nodes) | set(a_heads)
+    b_has = set(b_nodes) | set(b_heads)
+    a_scope = _scope(a, list(a_nodes), list(b_has))
+    b_scope = _scope(b, list(b_nodes), list(a_has))
+    ids = sorted((a_has & b_scope) | (b_has & a_scope), key=ruleid.sort_key)
+    both = [r for r in ids if r in a_nodes and r in b_nodes and a_nodes[r].text and b_nodes[r].text]
+    ratios = [len(a_nodes[r].text) / len(b_nodes[r].text) for r in both]
+    ratio = statistics.median(ratios) if ratios else None
+    pairs = []
+    for r in ids:
+        parent = ruleid.parent(r)
+        if r in a_has and r in b_has:
+            pair = {"a_rule": r, "b_rule": r, "status": "paired"}
+            if r in a_nodes and r in b_nodes and a.lang != b.lang:
+                ja, en = (a_nodes[r], b_nodes[r]) if a.lang == "ja" else (b_nodes[r], a_nodes[r])
+                pair["evidence"] = ev = evidence(ja, en, ratio if a.lang == "ja" else (1 / ratio if ratio else None))
+                pair["suspect"] = ev["confidence"] is not None and ev["confidence"] < SUSPECT
+            elif r not in a_nodes or r not in b_nodes:
+                pair["source"] = "contents"
+        elif r in b_has:
+            merged = ruleid.is_clause(r) and parent in a_nodes and ruleid.is_clause(parent or "")
+            pair = {"a_rule": parent if merged else None, "b_rule": r, "status": "merged" if merged else "missing_in_a"}
+        else:
+            split = ruleid.is_clause(r) and parent in b_nodes and ruleid.is_clause(parent or "")
+            pair = {"a_rule": r, "b_rule": parent if split else None, "status": "split" if split else "missing_in_b"}
+        pairs.append(pair)
+    outside = {"a": len(a_has - b_scope - b_has), "b": len(b_has - a_scope - a_has)}
+    return pairs, {"length_ratio": round(ratio, 3) if ratio else None, "outside_scope": outside}
+
+
+def _bridge(store: Store, a: VersionInfo, b: VersionInfo) -> VersionInfo | None:
+    """The English edition a Japanese side should be read against, when it is not ``b`` itself."""
+    if a.lang == b.lang or a.lang != "ja":
+        return None
+    label = (a.meta.get("estimated") or {}).get("best") or order.english_label(a.label)
+    if not label or label == b.label:
+        return None
+    try:
+        return store.get_version(b.game, b.lang, label)
+    except NotFound:
+        return None
+
+
+def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
+    """DESIGN.md align JSON of version ``a`` against version ``b``, with a coverage summary."""
+    if a.game != b.game:
+        raise NotFound(f"{a.label} is {a.game} but {b.label} is {b.game}: align compares one game")
+    bridge = _bridge(store, a, b)
+    pairs, info = _direct(store, a, bridge or b)
+    if bridge is not None:
+        ids = [p["b_rule"] for p in pairs if p["b_rule"]]
+        carried = history.carry(store, b.game, b.lang, ids, bridge.label, b.label)
+        for p in pairs:
+            if p["b_rule"]:
+                p["bridge_rule"] = p["b_rule"]
+                p["b_rule"] = carried.get(p["b_rule"])
+                if p["b_rule"] is None and p["status"] == "paired":
+                    p["status"] = "missing_in_b"
+    counts = {s: 0 for s in ("paired", "missing_in_a", "missing_in_b", "merged", "split")}
+    for p in pairs:
+        counts[p["status"]] += 1
+    in_b = counts["paired"] + counts["missing_in_a"] + counts["merged"]
+    summary = {
+        **counts, **info,
+        "coverage": round((counts["paired"] + counts["merged"]) / in_b, 4) if in_b else None,
+        "suspect": sum(1 for p in pairs if p.get("suspect")),
+        "bridge": bridge.label if bridge else None,
+    }  # fmt: skip
+    return {
+        "a": a.label,
+        "b": b.label,
+        "a_lang": a.lang,
+        "b_lang": b.lang,
+        "game": a.game,
+        "pairs": pairs,
+        "summary": summary,
+    }

@@ -1,0 +1,287 @@
+"""Clause history across editions: lineage links precomputed per build, walked per query.
+
+``build_lineage`` diffs every adjacent pair of versions of each game/language once (kb.diff, no
+inline text) and stores the changes (moved, edited, added, removed; unchanged clauses are implied)
+in the ``lineage`` table of the build's store. A query walks those links from one clause backward
+to its creation and forward to its removal or the newest edition: a handful of indexed lookups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kb import diffparts
+from kb.diff import diff_items, forced_for, load_forced, load_items
+from kb.errors import NotFound
+from kb.store import Store, VersionInfo
+
+LINEAGE_SCHEMA = """
+CREATE TABLE IF NOT EXISTS lineage(
+    game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,
+    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
+CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
+"""
+
+Progress = Callable[[int, int, str], None] | None
+
+
+def _chains(store: Store) -> list[list[VersionInfo]]:
+    """Versions of each game/language, oldest first (the order lineage links follow)."""
+    groups: dict[tuple[str, str], list[VersionInfo]] = {}
+    for v in store.versions():
+        groups.setdefault((v.game, v.lang), []).append(v)
+    return list(groups.values())
+
+
+def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
+    forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
+    changes = diff_items(load_items(store, old), load_items(store, new), forced,
+                         old_partial=old.partial, new_partial=new.partial, inline=False)  # fmt: skip
+    return [
+        (
+            old.game,
+            old.lang,
+            old.id,
+            new.id,
+            c["old_rule"],
+            c["new_rule"],
+            c["kind"],
+            c["similarity"],
+            int(c["reference_only"]),
+        )
+        for c in changes
+    ]
+
+
+def build_lineage(store: Store, progress: Progress = None) -> dict:
+    """Diff every adjacent pair of versions once and store the links; returns counts."""
+    store.conn.executescript(LINEAGE_SCHEMA)
+    store.conn.execute("DELETE FROM lineage")
+    forced_entries = load_forced()
+    pairs = [(a, b) for chain in _chains(store) for a, b in zip(chain, chain[1:], strict=False)]
+    rows = 0
+    for done, (a, b) in enumerate(pairs):
+        if progress:
+            progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
+        batch = _pair_rows(a, b, forced_entries, store)
+        store.conn.executemany("INSERT INTO lineage VALUES(?,?,?,?,?,?,?,?,?)", batch)
+        rows += len(batch)
+    if progress:
+        progress(len(pairs), len(pairs), "lineage done")
+    store.set_meta("lineage_built", "1")
+    _memory.pop(id(store), None)
+    return {"pairs": len(pairs), "links": rows}
+
+
+# -- reading links ------------------------------------------------------------------------------
+_memory: dict[int, dict] = {}  # stores built before lineage existed: links computed on first use
+
+
+def _has_table(store: Store) -> bool:
+    return store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone() is not None
+
+
+def _memory_links(store: Store) -> dict:
+    links = _memory.get(id(store))
+    if links is None:
+        links = {"back": {}, "fwd": {}}
+        forced_entries = load_forced()
+        for chain in _chains(store):
+            for a, b in zip(chain, chain[1:], strict=False):
+                for row in _pair_rows(a, b, forced_entries, store):
+                    _, _, ov, nv, o, n, kind, sim, ref = row
+                    if n:
+                        links["back"][(nv, n)] = (kind, o, sim, ref)
+                    if o:
+                        links["fwd"][(ov, o)] = (kind, n, sim, ref)
+        _memory[id(store)] = links
+    return links
+
+
+def _link(store: Store, direction: str, vid: int, rule: str) -> tuple | None:
+    """The stored change that leads into (back) or out of (fwd) a clause of version ``vid``."""
+    if not _has_table(store):
+        return _memory_links(store)[direction].get((vid, rule))
+    if direction == "back":
+        q = "SELECT kind, old_rule, similarity, reference_only FROM lineage WHERE new_vid=? AND new_rule=?"
+    else:
+        q = "SELECT kind, new_rule, similarity, reference_only FROM lineage WHERE old_vid=? AND old_rule=?"
+    return store.conn.execute(q, (vid, rule)).fetchone()
+
+
+# -- the thread of one clause ---------------------------------------------------------------------
+@dataclass
+class Step:
+    """The clause as it stood in one version."""
+
+    version: VersionInfo
+    rule: str
+    hash: str
+
+
+def _hashes(store: Store, rule: str) -> dict[int, str]:
+    return dict(store.conn.execute("SELECT version_id, hash FROM nodes WHERE rule=?", (rule,)))
+
+
+def thread(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> tuple[list[Step], dict]:
+    """Every version's id and text hash of the clause ``rule`` (held by ``version``, else the newest
+    version holding that id), oldest first; plus how it began and ended (``created``/``removed`` versions)."""
+    chain = store.versions(game, lang)
+    if not chain:
+        raise NotFound(f"no versions of {game}/{lang}")
+    hashes_cache: dict[str, dict[int, str]] = {}
+
+    def holds(i: int, r: str) -> str | None:
+        if r not in hashes_cache:
+            hashes_cache[r] = _hashes(store, r)
+        return hashes_cache[r].get(chain[i].id)
+
+    if version:
+        v = store.get_version(game, lang, version)
+        k = next(i for i, c in enumerate(chain) if c.id == v.id)
+        if holds(k, rule) is None:
+            raise NotFound(f"rule {rule} not in {game}/{lang} {v.label}")
+    else:
+        k = next((i for i in range(len(chain) - 1, -1, -1) if holds(i, rule)), None)
+        if k is None:
+            raise NotFound(f"unknown rule {rule!r} in {game}/{lang}")
+    steps = [Step(chain[k], rule, holds(k, rule) or "")]
+    ends: dict = {"created": None, "removed": None}
+    cur = rule
+    for i in range(k, 0, -1):  # backward to where it began
+        link = _link(store, "back", chain[i].id, cur) if holds(i, cur) else None
+        if link and link[0] == "added":
+            ends["created"] = chain[i]
+            break
+        prev = link[1] if link else cur
+        h = holds(i - 1, prev)
+        if h is not None:
+            steps.append(Step(chain[i - 1], prev, h))
+            cur = prev
+    steps.reverse()
+    if ends["created"] is None:
+        ends["created"] = steps[0].version
+    cur = rule
+    for i in range(k + 1, len(chain)):  # forward to its removal or the newest edition
+        link = _link(store, "fwd", chain[i - 1].id, cur) if holds(i - 1, cur) else None
+        if link and link[0] == "removed":
+            ends["removed"] = chain[i]
+            break
+        nxt = link[1] if link else cur
+        h = holds(i, nxt)
+        if h is not None:
+            steps.append(Step(chain[i], nxt, h))
+            cur = nxt
+    return steps, ends
+
+
+def _item(store: Store, step: Step) -> diffparts.Item:
+    n = store.node(step.version, step.rule)
+    assert n is not None
+    return diffparts.make_item(n.rule, n.parent, n.hash, n.position, n.title, n.text, n.examples, n.references)
+
+
+def history(store: Store, game: str, lang: str, rule: str, *, version: str | None = None, inline: bool = True) -> dict:
+    """DESIGN.md history JSON: created / edited / moved / removed events of one clause, oldest first."""
+    steps, ends = thread(store, game, lang, rule, version)
+    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None}]
+    for a, b in zip(steps, steps[1:], strict=False):
+        if a.rule == b.rule and a.hash == b.hash:
+            continue
+        old, new = _item(store, a), _item(store, b)
+        change = diffparts.describe(old, new, inline=inline)
+        assert change is not None
+        events.append({"version": b.version.label, "kind": change.pop("kind"), "rule": b.rule, "old_rule": a.rule,
+                       **{k: v for k, v in change.items() if k not in ("old_rule", "new_rule")}})  # fmt: skip
+    if ends["removed"] is not None:
+        events.append(
+            {"version": ends["removed"].label, "kind": "removed", "rule": steps[-1].rule, "old_rule": steps[-1].rule}
+        )
+    return {
+        "game": game, "lang": lang, "rule": rule, "events": events,
+        "lineage": [{"version": s.version.label, "rule": s.rule} for s in steps],
+        "current": None if ends["removed"] else steps[-1].rule,
+    }  # fmt: skip
+
+
+def lineage_ids(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> list[tuple[str, str]]:
+    """The same clause under its ids across editions: ``[(version_label, rule), ...]`` oldest first."""
+    steps, _ = thread(store, game, lang, rule, version)
+    return [(s.version.label, s.rule) for s in steps]
+
+
+def valid_window(store: Store, game: str, lang: str, rule: str, version_label: str) -> tuple[str | None, str | None]:
+    """First and last edition labels in which ``rule`` held the text it has in ``version_label``.
+
+    Same text means equal once cited rule numbers are masked (a renumbered cross-reference does not
+    change what a citation of the clause means). ``(None, None)`` when the version lacks the rule.
+    """
+    try:
+        label = store.get_version(game, lang, version_label).label
+        steps, _ = thread(store, game, lang, rule, label)
+    except NotFound:
+        return None, None
+    k = next(i for i, s in enumerate(steps) if s.version.label == label)
+    anchor = _item(store, steps[k]).masked
+
+    def same(s: Step) -> bool:
+        return s.rule == rule and (s.hash == steps[k].hash or _item(store, s).masked == anchor)
+
+    lo = k
+    while lo > 0 and same(steps[lo - 1]):
+        lo -= 1
+    hi = k
+    while hi + 1 < len(steps) and same(steps[hi + 1]):
+        hi += 1
+    return steps[lo].version.label, steps[hi].version.label
+
+
+def successor(store: Store, game: str, lang: str, rule: str, from_label: str) -> list[tuple[str | None, str]]:
+    """Where the clause ``rule`` of version ``from_label`` went: ``[(new_rule, label), ...]``, one per
+    renumbering, ``label`` being the first edition with the new id; ends with ``(None, label)`` when the
+    clause was removed in edition ``label``. Empty when it kept its id to the newest edition (or the
+    version lacks the rule)."""
+    try:
+        label = store.get_version(game, lang, from_label).label
+        steps, ends = thread(store, game, lang, rule, label)
+    except NotFound:
+        return []
+    k = next(i for i, s in enumerate(steps) if s.version.label == label)
+    out: list[tuple[str | None, str]] = []
+    for a, b in zip(steps[k:], steps[k + 1 :], strict=False):
+        if a.rule != b.rule:
+            out.append((b.rule, b.version.label))
+    if ends["removed"] is not None:
+        out.append((None, ends["removed"].label))
+    return out
+
+
+def carry(
+    store: Store, game: str, lang: str, rules: list[str], from_label: str, to_label: str
+) -> dict[str, str | None]:
+    """Map clause ids of edition ``from_label`` to their ids in ``to_label`` along the lineage links
+    (None for a clause removed on the way). Works in either direction."""
+    chain = store.versions(game, lang)
+    labels = [v.label for v in chain]
+    try:
+        i, j = labels.index(from_label), labels.index(to_label)
+    except ValueError:
+        raise NotFound(f"{from_label} or {to_label} is not a {game}/{lang} version") from None
+    step, direction, gone = (1, "fwd", "removed") if j >= i else (-1, "back", "added")
+    cur: dict[str, str | None] = {r: r for r in rules}
+    for k in range(i, j, step):
+        a, b = chain[k], chain[k + step]
+        held = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (b.id,))}
+        for r, now in cur.items():
+            if now is None:
+                continue
+            link = _link(store, direction, a.id, now)
+            if link and link[0] == gone:
+                cur[r] = None
+            elif link:
+                cur[r] = link[1]
+            elif now not in held and not b.partial:
+                cur[r] = None
+    return cur

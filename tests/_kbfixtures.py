@@ -1,0 +1,67 @@
+"""Stores built with the real parsers from ../shared, cached once per test process.
+
+Used by the versions tests (order, diff, history, align) and bench/versions.py.
+"""
+
+from __future__ import annotations
+
+import atexit
+import functools
+import hashlib
+import shutil
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+CR_EN = SHARED / "corpora" / "cr-en"
+CR_JA_HEAD = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt"
+SEEDS = SHARED / "seeds"
+VIEWER_509 = SEEDS / "000_69c867f839c48ea8.txt"
+VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
+WIKI_QUOTE = SEEDS / "002_52ff311794a719e8.txt"
+LEGACY_55 = SEEDS / "004_141578bca00711b0.txt"
+JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
+
+_tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))
+atexit.register(shutil.rmtree, _tmp, True)
+
+
+def english(*dates: str) -> list[Path]:
+    """English edition files by date (``2024-06-07``); all 120 when none given."""
+    if not dates:
+        return sorted(CR_EN.glob("MagicCompRules_*.txt"))
+    return [CR_EN / f"MagicCompRules_{d}.txt" for d in dates]
+
+
+def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
+    """A writable store holding the parsed files (then dates placed and lineage built, as a build does)."""
+    from ingest import parse_file
+    from kb import history, order
+    from kb.store import Store
+
+    if dest.exists():
+        dest.unlink()
+    store = Store.create(str(dest))
+    for p in paths:
+        result = parse_file(str(p))
+        store.add(result, path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
+    order.place_undated(store)
+    if lineage:
+        history.build_lineage(store)
+    store.commit()
+    return store
+
+
+@functools.cache
+def store_of(*dates: str, japanese: bool = False, lineage: bool = True):
+    """A cached store of the given English editions (all when none), optionally with the Japanese texts."""
+    paths = english(*dates) + (list(JAPANESE) if japanese else [])
+    name = hashlib.sha1(repr((dates, japanese, lineage)).encode()).hexdigest()[:10]
+    return build_store(paths, _tmp / f"{name}.sqlite", lineage=lineage)
+
+
+def full_store():
+    """All 120 English editions plus the Japanese texts, lineage built: the shared heavy fixture."""
+    return store_of(japanese=True)
