@@ -1,0 +1,179 @@
+"""The Whoosh index: schema and the offline build from a store.
+
+One document per distinct (game, lang, rule, content): a clause unchanged across 100 editions is
+tokenised and indexed once. Its ``vers`` keyword field lists the ids of every version holding it,
+plus ``default`` when it is in the default search scope (newest text of each clause), so version
+filters are plain term filters. Glossary terms and wiki articles are indexed beside the clauses.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+from whoosh import index as windex
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
+
+from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab
+
+TERMS_FILE = "terms.json"
+Progress = Callable[[int, int, str], None]
+_SEE_RULE = re.compile(r"(?:rule|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
+
+
+def make_schema(vocab: frozenset[str] | None = None) -> Schema:
+    """The index schema; the Japanese analyzers carry the katakana vocabulary learned at build."""
+    ja, rd, en = JapaneseAnalyzer(vocab), ReadingAnalyzer(vocab), StemmingAnalyzer()
+    return Schema(
+        key=ID(stored=True, unique=True),
+        kind=ID(stored=True),
+        game=ID(stored=True),
+        lang=ID(stored=True),
+        rule=ID(stored=True),
+        hash=ID(stored=True),
+        ref=STORED,  # article id or term id
+        dver=STORED,  # label of the version shown in the default scope
+        nvers=STORED,
+        vers=KEYWORD,
+        ja=TEXT(analyzer=ja, phrase=False),  # title + text + notes
+        jt=TEXT(analyzer=ja, phrase=False),  # title / glossary term
+        jx=TEXT(analyzer=ja, phrase=False),  # examples
+        jr=TEXT(analyzer=rd, phrase=False),  # readings of title + text
+        jb=TEXT(analyzer=BigramAnalyzer(), phrase=False),  # character bigrams (recall layer)
+        en=TEXT(analyzer=en, phrase=False),
+        et=TEXT(analyzer=en, phrase=False),
+        ex=TEXT(analyzer=en, phrase=False),
+    )  # fmt: skip
+
+
+def default_scope(store) -> dict[tuple[str, str, str], tuple[int, str]]:
+    """(game, lang, rule) -> (version id, hash) of the text shown by default.
+
+    Per game and language: the newest whole version, overridden rule by rule by newer partial
+    versions (quotes, single pages). With no whole version, the newest text of each rule.
+    """
+    scope: dict[tuple[str, str, str], tuple[int, str]] = {}
+    by_gl: dict[tuple[str, str], list] = defaultdict(list)
+    for v in store.versions():
+        by_gl[(v.game, v.lang)].append(v)
+    for (game, lang), versions in by_gl.items():
+        full = [i for i, v in enumerate(versions) if not v.partial]
+        start = full[-1] if full else 0
+        for v in versions[start:]:  # oldest first: newer versions overwrite
+            for rule, h in store.conn.execute("SELECT rule, hash FROM nodes WHERE version_id=?", (v.id,)):
+                scope[(game, lang, rule)] = (v.id, h)
+    return scope
+
+
+def _rule_of_term(t: dict) -> str:
+    if t.get("rule"):
+        return t["rule"]
+    m = _SEE_RULE.search(t.get("definition") or "")
+    return m.group(1) if m else ""
+
+
+def _term_table(store) -> dict:
+    """JA<->EN pairs from glossaries, running text and articles."""
+    ja2en: dict[str, set[str]] = defaultdict(set)
+    for t in store.terms():
+        ja, en = (t["term"] or "").strip(), (t["english"] or "").strip()
+        if ja and en and t["lang"] == "ja" and len(en) <= 60:
+            ja2en[ja].add(en)
+    return {"ja2en": {k: sorted(v) for k, v in ja2en.items()}}
+
+
+def build_index(store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1) -> dict:
+    """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``."""
+    t0 = time.perf_counter()
+    index_dir = Path(index_dir)
+    index_dir.mkdir(parents=True)
+    labels = {v.id: v.label for v in store.versions()}
+    scope = default_scope(store)
+    holders: dict[tuple[str, str], list[int]] = defaultdict(list)
+    for rule, h, vid in store.conn.execute("SELECT rule, hash, version_id FROM nodes"):
+        holders[(rule, h)].append(vid)
+    version_gl = {v.id: (v.game, v.lang) for v in store.versions()}
+    contents = list(store.distinct_contents())
+    terms = _glossary(store, version_gl)
+    articles = store.articles()
+    vocab = learn_vocab(
+        [n.title + n.text for g, lang, _, n in contents if lang == "ja"] + [a["text"] for a in articles]
+    )
+    ix = windex.create_in(str(index_dir), make_schema(vocab))
+    writer = ix.writer(procs=procs, multisegment=procs > 1, limitmb=256)
+    total = len(contents) + len(terms) + len(articles)
+    done = 0
+    for game, lang, _date, node in contents:
+        vids = [v for v in holders[(node.rule, node.hash)] if version_gl.get(v) == (game, lang)]
+        in_scope = scope.get((game, lang, node.rule))
+        dver = labels[in_scope[0]] if in_scope and in_scope[1] == node.hash else ""
+        doc = _fields(lang, node.title, node.text + ("\n" + "\n".join(node.notes) if node.notes else ""), node.examples)
+        writer.add_document(
+            key=f"r:{game}:{lang}:{node.rule}:{node.hash}", kind="rule", game=game, lang=lang, rule=node.rule,
+            hash=node.hash, dver=dver, nvers=len(vids),
+            vers=" ".join([str(v) for v in vids] + (["default"] if dver else [])), **doc,
+        )  # fmt: skip
+        done += 1
+        if progress and done % 2000 == 0:
+            progress(done, total, "index")
+    for t in terms:
+        title = t["term"] + (f" {t['reading']}" if t["reading"] else "")
+        doc = _fields(t["lang"], title, t["definition"] or "", [])
+        if t["english"] and t["lang"] == "ja":
+            doc["et"] = t["english"]
+        writer.add_document(
+            key=f"t:{t['id']}", kind="term", game=t["game"], lang=t["lang"], rule=_rule_of_term(t), ref=t["id"],
+            dver=t["dver"], nvers=len(t["vids"]),
+            vers=" ".join([str(v) for v in t["vids"]] + (["default"] if t["dver"] else [])), **doc,
+        )  # fmt: skip
+        done += 1
+    for a in articles:
+        doc = _fields(a["lang"], a["title"], a["text"], [])
+        writer.add_document(
+            key=f"a:{a['id']}", kind="article", game=a["game"], lang=a["lang"], rule=(a["cites"] or [""])[0],
+            ref=a["id"], dver="", nvers=0, vers="article default", **doc,
+        )  # fmt: skip
+        done += 1
+    if progress:
+        progress(done, total, "index: writing segments")
+    writer.commit()
+    (index_dir / TERMS_FILE).write_text(json.dumps(_term_table(store), ensure_ascii=False), encoding="utf-8")
+    if progress:
+        progress(total, total, "index")
+    size = sum(p.stat().st_size for p in index_dir.iterdir())
+    return {"docs": total, "rules": len(contents), "terms": len(terms), "articles": len(articles),
+            "seconds": round(time.perf_counter() - t0, 2), "size": size}  # fmt: skip
+
+
+def _fields(lang: str, title: str, text: str, examples: list[str]) -> dict:
+    """Field values for one text: Japanese fields for ``ja``, English ones otherwise."""
+    ex = "\n".join(examples)
+    if lang == "ja":
+        body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
+        return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body}
+    return {"en": f"{title}\n{text}" if title else text, "et": title, "ex": ex}
+
+
+def _glossary(store, version_gl: dict[int, tuple[str, str]]) -> list[dict]:
+    """Glossary entries, one per distinct (game, lang, term, definition), with the versions holding it."""
+    newest: dict[tuple[str, str], int] = {}
+    order = {v.id: i for i, v in enumerate(store.versions())}
+    rows = [t for t in store.terms() if t["source"] == "glossary" and t["version_id"] is not None]
+    for t in rows:
+        gl = (t["game"], t["lang"])
+        if gl not in newest or order[t["version_id"]] > order[newest[gl]]:
+            newest[gl] = t["version_id"]
+    labels = {v.id: v.label for v in store.versions()}
+    merged: dict[tuple, dict] = {}
+    for t in rows:
+        k = (t["game"], t["lang"], t["term"], t["definition"] or "")
+        entry = merged.setdefault(k, {**t, "vids": [], "dver": ""})
+        entry["vids"].append(t["version_id"])
+        if newest.get((t["game"], t["lang"])) == t["version_id"]:
+            entry["dver"] = labels[t["version_id"]]
+    return list(merged.values())

@@ -1,0 +1,100 @@
+"""The search thesaurus: player words -> rules words, old <-> new vocabulary, Japanese <-> English.
+
+Entries live in ``kb/data/thesaurus.tsv`` (documented there and in docs/search.md). Matching is on
+analysed word keys, not on raw strings, so ``場`` rewrites ``場に出る`` but never ``場合``, and the
+notation variants the analyzer folds (dots, long vowels, inflections) match too.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kb.analysis import BUILTIN_VOCAB, words
+
+DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "thesaurus.tsv"
+KINDS = ("colloquial", "old", "ja-en")
+
+
+def keys(text: str, vocab: frozenset[str] = BUILTIN_VOCAB) -> tuple[str, ...]:
+    """Word keys of a phrase as the analyzer indexes them."""
+    return tuple(w.key for w in words(text, vocab))
+
+
+def english_key(text: str) -> str:
+    """Lower-cased, space-normalised English phrase."""
+    return " ".join(re.findall(r"[a-z0-9']+", text.lower()))
+
+
+@dataclass
+class Thesaurus:
+    """Rewrites of a query's word keys and translations between Japanese and English."""
+
+    vocab: frozenset[str] = BUILTIN_VOCAB
+    rewrites: dict[tuple[str, ...], set[str]] = field(default_factory=dict)  # keys -> replacement phrases
+    ja2en: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
+    en2ja: dict[str, set[str]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: str | Path = DEFAULT_PATH, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None) -> Thesaurus:
+        """Read the TSV (plus ``pairs``: ja -> [english] from the KB's glossaries and running text)."""
+        th = cls(vocab=vocab)
+        for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            cols = line.split("\t")
+            if len(cols) < 3 or cols[2] not in KINDS:
+                raise ValueError(f"{path}:{lineno}: expected FROM<TAB>TO<TAB>KIND ({'|'.join(KINDS)})")
+            src, dst, kind = cols[0].strip(), cols[1].strip(), cols[2].strip()
+            if kind == "ja-en":
+                th.add_pair(src, dst)
+                continue
+            th._add_rewrite(src, dst)
+            if kind == "old":
+                th._add_rewrite(dst, src)  # old texts stay findable with today's words
+        for ja, ens in (pairs or {}).items():
+            for en in ens:
+                th.add_pair(ja, en)
+        return th
+
+    def _add_rewrite(self, src: str, dst: str) -> None:
+        k = keys(src, self.vocab)
+        if k:
+            self.rewrites.setdefault(k, set()).add(dst)
+
+    def add_pair(self, ja: str, en: str) -> None:
+        """Record a Japanese <-> English term pair."""
+        k, e = keys(ja, self.vocab), english_key(en)
+        if k and e and len(e) >= 3:
+            self.ja2en.setdefault(k, set()).add(en)
+            self.en2ja.setdefault(e, set()).add(ja)
+
+    def rewrite(self, qkeys: list[str]) -> list[tuple[int, int, str]]:
+        """(start, length, phrase): spans of ``qkeys`` a rewrite matches and the phrase to put there."""
+        out = []
+        for k, dsts in self.rewrites.items():
+            for i in _find(qkeys, k):
+                out.extend((i, len(k), dst) for dst in sorted(dsts))
+        return out
+
+    def to_english(self, qkeys: list[str]) -> list[str]:
+        """English terms for Japanese terms found in the query (longest matches)."""
+        found = []
+        for k, ens in self.ja2en.items():
+            if _find(qkeys, k):
+                found.append((len(k), sorted(ens)))
+        found.sort(key=lambda x: -x[0])
+        return [en for _, ens in found[:3] for en in ens[:2]]
+
+    def to_japanese(self, query: str) -> list[str]:
+        """Japanese terms for English terms found in the query (longest first)."""
+        q = f" {english_key(query)} "
+        hits = [(len(e), sorted(jas)) for e, jas in self.en2ja.items() if f" {e} " in q]
+        hits.sort(key=lambda x: -x[0])
+        return [ja for _, jas in hits[:3] for ja in jas[:2]]
+
+
+def _find(seq: list[str], sub: tuple[str, ...]) -> list[int]:
+    n = len(sub)
+    return [i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == sub]
