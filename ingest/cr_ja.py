@@ -247,7 +247,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
             Diagnostic(hints.path, 0, "cannot tell the version (no YYYYMMDD.N in the name, no date); give --version")
         )
     header = "\n".join(reader.header)
-    meta: dict = {"contents": reader.contents}
+    meta: dict = {}
+    if reader.contents:  # a piece without もくじ must not blank the list another piece gave the store
+        meta["contents"] = reader.contents
     for key, value in (("title", reader.title), ("header", header), ("introduction", "\n".join(reader.intro))):
         if value:
             meta[key] = value

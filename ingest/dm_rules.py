@@ -283,7 +283,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
     body_start = 0
     if start is not None:
         contents, body_start = _contents(lines, start + 1)
-    meta["contents"] = contents
+    if contents:
+        meta["contents"] = [tuple(e) for e in contents]
     reader = _Reader(lines, hints.path)
     reader.read(body_start)
     reader.finish()

@@ -160,7 +160,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
     if (t := _TRANSLATOR.search(header)) is not None:
         meta["translator"] = t.group(1)
     meta["urls"] = _URL.findall(header)
-    meta["contents"] = contents
+    if contents:
+        meta["contents"] = contents
     scanner = _Scanner(text, body, contents, hints.path)
     scanner.scan()
     result.diagnostics.extend(scanner.diagnostics)

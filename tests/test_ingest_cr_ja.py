@@ -164,6 +164,7 @@ def test_tail_fixture_warns_about_the_cut_entry():
     result = _parse(FIXTURES / "tail_piece.txt")
     v = result.versions[0]
     assert (v.label, v.partial, [t.term for t in v.terms]) == ("20250207.0", True, ["マナ・プール"])
+    assert "contents" not in v.meta  # so it cannot blank the list the head piece gives the store
     assert [d.line for d in result.warnings] == [1]
 
 

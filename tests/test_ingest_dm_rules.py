@@ -35,8 +35,8 @@ def test_version_date_and_contents(real):
     (v,) = real.versions
     assert (v.game, v.lang, v.label, v.effective, v.partial) == ("dm", "ja", "1.48", date(2025, 12, 17), False)
     contents = v.meta["contents"]
-    assert contents[0] == ["0", "はじめに"] and contents[-1] == ["819", "WD フィールド"]
-    assert ["818", "超魂X"] in contents  # the title sits on the line after "818."
+    assert contents[0] == ("0", "はじめに") and contents[-1] == ("819", "WD フィールド")
+    assert ("818", "超魂X") in contents  # the title sits on the line after "818."
     # Independent count: contents lines between もくじ and the body's "0. はじめに".
     lines = REAL.read_text(encoding="utf-8").split("\n")
     start = next(i for i, s in enumerate(lines) if s.strip() == "もくじ")
@@ -138,7 +138,7 @@ def small():
 def test_fixture_header_spacing_and_contents(small):
     v = small.versions[0]
     assert (v.label, v.effective) == ("2.05", date(2024, 3, 8))
-    assert v.meta["contents"][-1] == ["818", "超魂X"]
+    assert v.meta["contents"][-1] == ("818", "超魂X")
     assert [n.rule for n in v.nodes] == [
         "0", "000", "000.1", "1", "100", "100.1", "100.2", "100.2a",
         "101", "101.1", "101.2", "101.2a", "101.2b", "818", "818.1",
