@@ -106,7 +106,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
 
     effective, eff_line, eff_raw = _effective_date(lines)
     file_date = _file_date(hints.path)
-    label = hints.version or (file_date or effective or date.min).strftime("%Y%m%d")
+    dated = file_date or effective
+    label = hints.version or (dated.strftime("%Y%m%d") if dated else "undated")
     if not (hints.version or file_date or effective):
         result.diagnostics.append(Diagnostic(path, 0, "no edition date in the file name or the text; give --version"))
     if effective is None:
