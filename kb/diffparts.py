@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 from kb import ruleid
@@ -19,6 +20,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?|[^\w\s]")
 REF_MARK = "§"
+_TYPO = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
 
 
 @dataclass(eq=False)
@@ -32,7 +34,8 @@ class Item:
     examples: list[str]
     parent: str | None
     position: int
-    masked: str = ""  # text with cited rule numbers replaced by REF_MARK
+    masked: str = ""  # plain text with cited rule numbers replaced by REF_MARK
+    plain: str = ""  # display text with typography normalised (quotes, dashes, spaces)
     tokens: frozenset = field(default_factory=frozenset)
     japanese: bool = False
 
@@ -55,6 +58,11 @@ def is_japanese(text: str) -> bool:
     return bool(sample) and len(_CJK.findall(sample)) * 4 >= len(sample)
 
 
+def plain_text(text: str) -> str:
+    """Text with typography normalised: curly quotes, dashes and runs of spaces compare equal."""
+    return re.sub(r"[ \t\u3000]+", " ", unicodedata.normalize("NFKC", text).translate(_TYPO)).strip()
+
+
 def mask_references(text: str, raws: list[str]) -> str:
     """Replace the numbers inside each cited span so a renumbered citation compares equal."""
     for raw in sorted(set(raws), key=len, reverse=True):
@@ -72,7 +80,7 @@ def tokenize(text: str, japanese: bool) -> frozenset:
     return frozenset(words) | frozenset(a + " " + b for a, b in zip(words, words[1:], strict=False))
 
 
-_feature_cache: dict[str, tuple[str, frozenset, bool]] = {}
+_feature_cache: dict[str, tuple[str, frozenset, bool, str]] = {}
 
 
 def make_item(
@@ -95,13 +103,13 @@ def make_item(
         raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
         body = "\n".join(p for p in [title, text, *examples] if p)
         japanese = is_japanese(body)
-        masked = mask_references(body, raws)
-        cached = (masked, tokenize(masked, japanese), japanese)
+        masked = plain_text(mask_references(body, raws))
+        cached = (masked, tokenize(masked, japanese), japanese, plain_text(body))
         if len(_feature_cache) > 200_000:
             _feature_cache.clear()
         _feature_cache[h] = cached
-    masked, tokens, japanese = cached
-    return Item(rule, h, title, text, examples, parent, position, masked, tokens, japanese)
+    masked, tokens, japanese, plain = cached
+    return Item(rule, h, title, text, examples, parent, position, masked, plain, tokens, japanese)
 
 
 def similarity(a: Item, b: Item) -> float:
@@ -167,13 +175,15 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
         if old.rule == new.rule and old.hash == new.hash:
             return None
         changed = old.hash != new.hash
-        ref_only = changed and old.masked == new.masked
+        typography = changed and old.plain == new.plain
+        ref_only = changed and not typography and old.masked == new.masked
         change = {
             "kind": "edited" if old.rule == new.rule else "moved",
             "old_rule": old.rule, "new_rule": new.rule,
             "similarity": round(similarity(old, new), 3),
             "reference_only": ref_only,
-            "text_changed": changed and not ref_only,
+            "text_changed": changed and not ref_only and not typography,
+            "typography_only": typography,
         }  # fmt: skip
         if inline:
             change["inline"] = (
@@ -185,7 +195,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
     change = {
         "kind": "removed" if old else "added",
         "old_rule": old.rule if old else None, "new_rule": new.rule if new else None,
-        "similarity": 0.0, "reference_only": False, "text_changed": True,
+        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False,
     }  # fmt: skip
     if inline:
         change["inline"] = [["-" if old else "+", item.display()]]
@@ -205,4 +215,5 @@ def summarize(changes: list[dict]) -> dict:
         out[c["kind"]] += 1
     out["reference_only"] = sum(1 for c in changes if c["reference_only"])
     out["moved_unchanged"] = sum(1 for c in changes if c["kind"] == "moved" and not c["text_changed"])
+    out["typography_only"] = sum(1 for c in changes if c["typography_only"])
     return out

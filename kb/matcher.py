@@ -3,12 +3,13 @@
 Rounds, each only over what is still unpaired:
 1. forced matches (a person decided);
 2. identity: same id, same text;
-3. unique equal text (references masked) anywhere, when long enough not to be boilerplate;
+3. unique equal text (references masked) in the same section, or with context;
 4. local: same id, or the same parent (after mapping parents through pairs made so far), by text
    similarity with small bonuses for the same id and for paired neighbours;
 5. headings by their children's votes (rule 422 whose clauses went to 714 is 714);
-6. global: any id, high similarity, but across sections only with context (parent or neighbour
-   paired alike) or a long unique text with a clear margin — never on equal boilerplate alone.
+6. global: any id, high similarity; across sections only with context (parent or neighbour paired
+   alike) or for a long text no other candidate comes close to — never on equal boilerplate alone
+   (recurring sentences such as "the active player gets priority" have close runners-up).
 Rounds 4–6 repeat while they pair something new (pairs give parents, parents allow new pairs).
 """
 
@@ -23,8 +24,7 @@ GLOBAL_MIN = 0.8  # least similarity for a pair found anywhere
 SAME_ID_BONUS = 0.1
 CONTEXT_BONUS = 0.05
 LONG_TOKENS = 16  # features of a text long enough to pair on its own (about 8 words)
-MARGIN = 0.1  # a lone global pair must beat the runner-up by this much
-LONE_MIN, LONE_MARGIN = 0.6, 0.25  # a rewritten long text may pair when no other text comes close
+LONE_MIN, LONE_MARGIN = 0.6, 0.25  # a long text may pair alone when no other text comes this close
 
 
 class Matching:
@@ -102,7 +102,8 @@ def _unique_equal(m: Matching) -> int:
         n = by_text.get(o.masked)
         if n is None or oc[o.masked] != 1:
             continue
-        if o.section == n.section or len(o.tokens) >= LONG_TOKENS or m.context(o, n):
+        # across sections equal text alone is not enough (boilerplate): the global round decides
+        if o.section == n.section or m.context(o, n):
             scored.append((1.0 + (SAME_ID_BONUS if o.rule == n.rule else 0), -o.position, o.rule, n.rule))
     return _greedy(m, scored)
 
@@ -175,13 +176,11 @@ def _global(m: Matching) -> int:
             continue
         best_s, best = ranked[0]
         runner = ranked[1][0] if len(ranked) > 1 else 0.0
-        long = len(o.tokens) >= LONG_TOKENS
-        if best_s < GLOBAL_MIN and not (long and best_s - runner >= LONE_MARGIN):
+        lone = len(o.tokens) >= LONG_TOKENS and best_s - runner >= LONE_MARGIN
+        if best_s < GLOBAL_MIN and not lone:
             continue
-        if o.section != best.section or o.parent != best.parent:
-            lone = long and best_s - runner >= MARGIN
-            if not (m.context(o, best) or lone):
-                continue
+        if (o.section != best.section or o.parent != best.parent) and not (m.context(o, best) or lone):
+            continue
         scored.append((best_s, -o.position, o.rule, best.rule))
     return _greedy(m, scored)
 
