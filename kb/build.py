@@ -107,7 +107,7 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
     notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding)
-    report = Ingested(path=display, format=result.format, warnings=[str(w) for w in result.warnings] + notes)
+    report = Ingested(path=display, format=result.format, warnings=[str(w).replace(': warning:', ':', 1) for w in result.warnings] + notes)
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""
         part = ", partial" if v.partial else ""
