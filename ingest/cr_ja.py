@@ -33,7 +33,7 @@ _TEAM = re.compile(r"(日本マジックジャッジルール文書翻訳チー�
 
 
 def sniff(text: str, filename: str) -> float:
-    """Confidence that ``text`` is (a piece of) the official Japanese CR."""
+    """Score how likely ``text`` is (a piece of) the official Japanese CR."""
     if re.search(r"JP_CR_\d{8}", filename):
         return 0.9
     head, lines = text[:5000], text[:200000].split("\n")
@@ -50,13 +50,13 @@ def sniff(text: str, filename: str) -> float:
 
 
 def _key(number: str) -> tuple[int, int]:
-    """Order of a contents entry: sections "0"-"10", rules "100"-"999"."""
+    """Order contents entries: sections "0"-"10", rules "100"-"999"."""
     v = int(number)
     return (v // 100, v) if v >= 100 else (v, -1)
 
 
 def _version_label(text: str, path: str, effective: date | None) -> str:
-    """YYYYMMDD.N from the file name, else the translation date, else the effective date."""
+    """Take YYYYMMDD.N from the file name, else the translation date, else the effective date."""
     m = _FILE_LABEL.search(os.path.basename(path))
     if m:
         return m.group(1)
@@ -67,7 +67,7 @@ def _version_label(text: str, path: str, effective: date | None) -> str:
 
 
 class _Reader:
-    """A line-by-line state machine: header, contents, body, glossary, credits."""
+    """Read line by line through the states header, contents, body, glossary and credits."""
 
     def __init__(self, path: str) -> None:
         self.path = path

@@ -36,7 +36,7 @@ _SENTENCE_END = tuple("。）)」』》】：:")
 
 
 def sniff(text: str, filename: str) -> float:
-    """Confidence that ``text`` is the Duel Masters comprehensive rules."""
+    """Score how likely ``text`` is the Duel Masters comprehensive rules."""
     head = text[:3000]
     if _TITLE.search(head):
         return 0.95
@@ -50,7 +50,7 @@ def _width(s: str) -> int:
 
 
 def _key(number: str) -> tuple[int, int]:
-    """Order of a contents entry: sections "0"-"9", rules "000"-"999"."""
+    """Order contents entries: sections "0"-"9", rules "000"-"999"."""
     v = int(number)
     return (v // 100, v) if len(number) == 3 else (v, -1)
 
@@ -64,7 +64,7 @@ def _join(left: str, right: str, spaced: bool = False) -> str:
 
 
 def _successors(last: str | None) -> set[str]:
-    """Ids that may follow ``last`` directly (used to repair misnumbered clauses)."""
+    """List the ids that may follow ``last`` directly (to repair misnumbered clauses)."""
     p = ruleid.parse(last) if last else None
     if p is None or p[1] is None:
         return set()
@@ -103,11 +103,11 @@ class _Reader:
         self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
 
     def full_width(self, i: int) -> int:
-        """Width of a full line near line index ``i`` (columns narrow in places)."""
+        """Measure a full line near line index ``i`` (columns narrow in places)."""
         return max(self.widths[max(0, i - 4) : i + 5])
 
     def wrapped(self, j: int, prev_was_marker: bool) -> bool:
-        """True if line ``j`` (the previous non-blank one) was broken by the PDF in mid paragraph."""
+        """Tell whether line ``j`` (the previous non-blank one) was broken by the PDF mid paragraph."""
         prev = self.lines[j] if j >= 0 else ""
         body = prev.rstrip()
         if not body:
@@ -121,7 +121,7 @@ class _Reader:
         return self.widths[j] >= (0.95 if prev_was_marker else 0.75) * self.full_width(j)
 
     def spaced(self, j: int) -> bool:
-        """True if line ``j`` ended in a blank (a real space, when inside a card name)."""
+        """Tell whether line ``j`` ended in a blank (a real space, when inside a card name)."""
         return self.lines[j] != self.lines[j].rstrip()
 
     def add(self, node: RuleNode, first: str) -> None:
@@ -132,7 +132,7 @@ class _Reader:
         self.target = "text"
 
     def clause_id(self, m: re.Match, line: int) -> str | None:
-        """The id a clause marker stands for, or None if the line is running text."""
+        """Return the id a clause marker stands for, or None if the line is running text."""
         sub = m.group("sub") or m.group("spaced") or ""
         text = m.group("text")
         if not m.group("dot") and text and not (text[0].isspace() or (sub and text[0] in "「『《（(【")):
@@ -159,7 +159,7 @@ class _Reader:
         return rid
 
     def heading(self, m: re.Match) -> str | None:
-        """The id of a section or rule heading, or None if it does not move forward."""
+        """Return the id of a section or rule heading, or None if it does not move forward."""
         hid = m.group("id")
         if self.last is not None and ruleid.sort_key(hid) <= ruleid.sort_key(self.last):
             return None

@@ -30,7 +30,7 @@ _GLOSSARY = "用語集"
 
 
 def sniff(text: str, filename: str) -> float:
-    """Confidence that ``text`` is an old collapsed-line private translation."""
+    """Score how likely ``text`` is an old collapsed-line private translation."""
     head = text[:2000]
     if "私訳" in head and "総合ルール" in head:
         return 0.95
@@ -40,7 +40,7 @@ def sniff(text: str, filename: str) -> float:
 
 
 def _contents(text: str) -> tuple[list[tuple[str, str]], int]:
-    """Entries of the もくじ block and the offset where the rules begin."""
+    """Read the もくじ entries and find the offset where the rules begin."""
     rulers = list(_RULER.finditer(text))
     for i, m in enumerate(rulers):
         if m.group("name") == "もくじ":
