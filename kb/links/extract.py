@@ -56,24 +56,25 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     for f in units.iter_frames(roots):
         if f.test:
             out.tests.append(Test(f.id, src.rel, f.line, f.classname, f.name, src.language))
+    # A "written against" annotation outside every test (a file header, a class comment) dates the whole file.
     file_date = None
     for r in src.regions:
-        if r.kind == "comment":
+        if r.kind == "comment" and units.owner(roots, r.start)[0] != "test":
             file_date = forms.explicit_written(r.text)
             if file_date:
                 break
 
-    def emit(found: forms.Found, offset: int, raw_text: str, written, how, scope_hint: str = "") -> None:
+    def emit(found: forms.Found, offset: int, region: scanner.Region, written, how) -> None:
         scope, tests = units.owner(roots, offset)
         line = src.line_of(offset)
-        ctx = _context(raw_text, found.offset)
+        ctx = scanner.prose(scanner.Region(region.kind, 0, _context(region.text, found.offset)))
         base = dict(file=src.rel, line=line, rule=found.rule, raw=found.raw.strip(), language=src.language,
                     game=found.game, written=written.isoformat() if written else "", written_from=how,
                     context=ctx, path=src.path)  # fmt: skip
         if scope == "code":
             out.citations.append(Cite(test="", kind="code", scope="code", **base))
         for t in tests:
-            out.citations.append(Cite(test=t.id, kind="test", scope=scope_hint or scope, **base))
+            out.citations.append(Cite(test=t.id, kind="test", scope=scope, **base))
 
     for r in src.regions:
         found = forms.find_ids(r.text, game)
@@ -83,7 +84,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         if written is None and file_date:
             written, how = file_date, "file"
         for fd in found:
-            emit(fd, r.start + fd.offset, r.text, written, how)
+            emit(fd, r.start + fd.offset, r, written, how)
     # Test names: identifiers with underscores, and Kotlin `backtick names`.
     for f in units.iter_frames(roots):
         if not f.test or src.language in ("gherkin", "typescript", "javascript"):

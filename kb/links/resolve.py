@@ -202,9 +202,18 @@ class Resolver:
                 title = self.title_of(rule, base_version)
                 ranked = self.similar(base)
                 # A suggestion under the same rule title (the keyword) as the cited clause ranks first.
-                ranked.sort(key=lambda r: self.title_of(r, self.against) != title)
-                out += ranked
+                same_title = [r for r in ranked if title and self.title_of(r, self.against) == title]
+                out += same_title or ranked
         return list(dict.fromkeys(out))[:3]
+
+    def quote_targets(self, cite: Cite) -> list[str]:
+        """Clauses of the against version holding the text the citation quotes."""
+        said = [_norm(q) for q in forms.quotes(scanner.prose(scanner.Region("comment", 0, cite.context))) if len(q) >= 15]
+        if not said:
+            return []
+        if self._nodes is None:
+            self._nodes = self.store.nodes(self.against)
+        return [n.rule for n in self._nodes if any(q in _norm(n.text) for q in said)][:3]
 
     def named(self, cite: Cite) -> list[str]:
         """Keyword-ability titles the citation's context names."""
@@ -252,6 +261,8 @@ class Resolver:
         if status == "orphan":
             keywords = [kw for kw in self.named(cite) if kw != self.title_of(cite.rule, base)] if base else self.named(cite)
         suggest = [] if status == "ok" else self.suggest(cite.rule, base, keywords, moved=status in ("orphan", "stale"))
+        if status != "ok":
+            suggest = list(dict.fromkeys([*self.quote_targets(cite), *suggest]))[:3]
         suggest = [s for s in suggest if not (status == "mismatch" and s == cite.rule)]
         return {
             "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
@@ -265,12 +276,16 @@ def _heading(title: str, text: str) -> str:
     return name.lower().strip(" .")
 
 
+def _norm(text: str) -> str:
+    return re.sub(r"[^\w]+", " ", text.lower()).strip()
+
+
 def _contained(quote: str, body: str) -> bool:
     """True if most of ``quote`` appears in ``body`` (punctuation and case ignored)."""
-    q = re.sub(r"[^\w]+", " ", quote.lower()).strip()
-    b = re.sub(r"[^\w]+", " ", body.lower())
+    q, b = _norm(quote), _norm(body)
     if q in b:
         return True
-    m = difflib.SequenceMatcher(None, q, b, autojunk=False)
+    qw, bw = q.split(), b.split()
+    m = difflib.SequenceMatcher(None, qw, bw, autojunk=False)
     matched = sum(block.size for block in m.get_matching_blocks())
-    return matched >= 0.85 * len(q)
+    return matched >= 0.85 * len(qw)

@@ -30,7 +30,8 @@ _LEXERS = {
     "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
     "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
 }
-_STRIP = re.compile(r"^(?:[rRbBuUfF$@]{0,2}(?:\"\"\"|'''|\"|'|`|r#*\")|//+|/\*+|#)|(?:\"\"\"|'''|\"#*|'|`|\*+/)$")
+_STRIP_STRING = re.compile(r"^[rRbBuUfF$@]{0,2}(?:\"\"\"|'''|\"|'|`|r#*\")|(?:\"\"\"|'''|\"#*|'|`)$")
+_STRIP_COMMENT = re.compile(r"^\s*(?://+|/\*+|#)|\*+/\s*$")
 
 
 @dataclass
@@ -97,7 +98,7 @@ def lex(src: SourceFile) -> SourceFile:
 
 def prose(region: Region) -> str:
     """A region's text without its delimiters (quotes, comment markers)."""
-    return _STRIP.sub("", region.text)
+    return (_STRIP_COMMENT if region.kind == "comment" else _STRIP_STRING).sub("", region.text)
 
 
 def read_source(path: str, rel: str) -> SourceFile | None:

@@ -1,0 +1,195 @@
+"""The citation scanner on fixture trees in eight languages: exact citations, test ids and non-citations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.links import forms, scan
+from kb.links.extract import scan_tree
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
+
+# Every citation in the fixtures: (file, line, test, rule, kind). Reviewed by hand, one by one.
+EXPECTED = [
+    ('csharp/StateBasedTests.cs', 5, 'StateBasedTests#LegendRule', '704.5a', 'test'),
+    ('csharp/StateBasedTests.cs', 5, 'StateBasedTests#PlayerAtZeroLifeLoses', '704.5a', 'test'),
+    ('csharp/StateBasedTests.cs', 11, 'StateBasedTests#PlayerAtZeroLifeLoses', '704.5a', 'test'),
+    ('csharp/StateBasedTests.cs', 16, 'StateBasedTests#LegendRule', '704.5j', 'test'),
+    ('csharp/StateBasedTests.cs', 16, 'StateBasedTests#LegendRule', '704.5k', 'test'),
+    ('gherkin/blocking.feature', 4, 'Blocking#Costs to block (CR 509.1d)', '509.1', 'test'),
+    ('gherkin/blocking.feature', 4, 'Blocking#Requirements are maximised', '509.1', 'test'),
+    ('gherkin/blocking.feature', 9, 'Blocking#Requirements are maximised', '509.1c', 'test'),
+    ('gherkin/blocking.feature', 12, 'Blocking#Requirements are maximised', '509.1c', 'test'),
+    ('gherkin/blocking.feature', 14, 'Blocking#Costs to block (CR 509.1d)', '509.1d', 'test'),
+    ('go/engine_test.go', 5, '', '500.1', 'code'),
+    ('go/engine_test.go', 8, 'TestUntap', '502.3', 'test'),
+    ('go/engine_test.go', 10, 'TestUntap', '502.2', 'test'),
+    ('go/engine_test.go', 11, 'TestUntap', '502.1', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 6, 'BattleCryTest#testTimestamps', '702.90a', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 6, 'BattleCryTest#test_104_3b_zero_life', '702.90a', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 13, 'BattleCryTest#testTimestamps', '613.7', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 17, 'BattleCryTest#testTimestamps', '702.19b', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 19, 'BattleCryTest#testTimestamps', '702.15a', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 23, 'BattleCryTest#test_104_3b_zero_life', '104.3b', 'test'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 28, '', '708.4', 'code'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 28, '', '708.4b', 'code'),
+    ('java/src/test/java/org/mage/test/combat/BattleCryTest.java', 28, '', '202.3', 'code'),
+    ('javascript/priority.js', 1, '', '117.3a', 'code'),
+    ('javascript/priority.js', 2, '', '117.1', 'code'),
+    ('kotlin/StackTest.kt', 7, 'StackTest#see rule 405 for the stack', '405', 'test'),
+    ('kotlin/StackTest.kt', 8, 'StackTest#see rule 405 for the stack', '405.2', 'test'),
+    ('kotlin/StackTest.kt', 13, 'StackTest#test_601_2e_casting', '601.2e', 'test'),
+    ('kotlin/StackTest.kt', 15, 'StackTest#test_601_2e_casting', '601.2f', 'test'),
+    ('python/tests/test_combat.py', 1, '', '100.1', 'code'),
+    ('python/tests/test_combat.py', 9, '', '120.3', 'code'),
+    ('python/tests/test_combat.py', 14, 'python/tests/test_combat.py::TestTrample::test_104_3b_player_with_zero_life_loses_the_game', '702.19b', 'test'),
+    ('python/tests/test_combat.py', 14, 'python/tests/test_combat.py::TestTrample::test_excess_damage', '702.19b', 'test'),
+    ('python/tests/test_combat.py', 14, 'python/tests/test_combat.py::TestTrample::test_marker', '702.19b', 'test'),
+    ('python/tests/test_combat.py', 17, 'python/tests/test_combat.py::TestTrample::test_excess_damage', '702.19b', 'test'),
+    ('python/tests/test_combat.py', 17, 'python/tests/test_combat.py::TestTrample::test_excess_damage', '702.2b', 'test'),
+    ('python/tests/test_combat.py', 17, 'python/tests/test_combat.py::TestTrample::test_excess_damage', '104.3a', 'test'),
+    ('python/tests/test_combat.py', 20, 'python/tests/test_combat.py::TestTrample::test_marker', '509.1c', 'test'),
+    ('python/tests/test_combat.py', 24, 'python/tests/test_combat.py::TestTrample::test_104_3b_player_with_zero_life_loses_the_game', '104.3b', 'test'),
+    ('python/tests/test_combat.py', 29, 'python/tests/test_combat.py::test_Rules_111_4_Example1', '111.4', 'test'),
+    ('python/tests/test_combat.py', 30, 'python/tests/test_combat.py::test_Rules_111_4_Example1', '607', 'test'),
+    ('python/tests/test_combat.py', 30, 'python/tests/test_combat.py::test_Rules_111_4_Example1', '800.4a', 'test'),
+    ('python/tests/test_combat.py', 30, 'python/tests/test_combat.py::test_Rules_111_4_Example1', '800.4d', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '601.2e', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '601.2f', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '601.2g', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '614.1c', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '614.1d', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '614.1c', 'test'),
+    ('python/tests/test_combat.py', 35, 'python/tests/test_combat.py::test_ranges', '614.1d', 'test'),
+    ('python/tests/test_combat.py', 39, 'python/tests/test_combat.py::test_japanese', '509.1c', 'test'),
+    ('python/tests/test_combat.py', 39, 'python/tests/test_combat.py::test_japanese', '506.1', 'test'),
+    ('rust/src/combat.rs', 1, '', '510.1a', 'code'),
+    ('rust/src/combat.rs', 10, 'tests::assigns_lethal_damage_first', '510.1c', 'test'),
+    ('rust/src/combat.rs', 10, 'tests::assigns_lethal_damage_first', '510.1d', 'test'),
+    ('rust/src/combat.rs', 13, 'tests::assigns_lethal_damage_first', '510.2', 'test'),
+    ('rust/src/combat.rs', 19, 'tests::test_702_19c_trample_over_planeswalker', '702.19c', 'test'),
+    ('staleness/test_battle_cry.py', 5, 'staleness/test_battle_cry.py::test_battle_cry_pumps_other_attackers', '702.90a', 'test'),
+    ('staleness/test_battle_cry.py', 10, 'staleness/test_battle_cry.py::test_exalted_on_a_lone_attacker', '702.90a', 'test'),
+    ('staleness/test_battle_cry.py', 14, 'staleness/test_battle_cry.py::test_quoted_battle_cry', '702.91a', 'test'),
+    ('typescript/blockers.test.ts', 3, 'declare blockers 509 (CR 509.1) > applies requirements (CR 509.1c)', '509.1', 'test'),
+    ('typescript/blockers.test.ts', 3, 'declare blockers 509 (CR 509.1) > orders blockers', '509.1', 'test'),
+    ('typescript/blockers.test.ts', 4, 'declare blockers 509 (CR 509.1) > applies requirements (CR 509.1c)', '509.1b', 'test'),
+    ('typescript/blockers.test.ts', 5, 'declare blockers 509 (CR 509.1) > applies requirements (CR 509.1c)', '509.1c', 'test'),
+    ('typescript/blockers.test.ts', 9, 'declare blockers 509 (CR 509.1) > orders blockers', '506.1', 'test'),
+]
+
+
+def _rows(citations):
+    return [(c.file, c.line, c.test, c.rule, c.kind) for c in citations]
+
+
+def test_scan_finds_exactly_the_expected_citations():
+    assert _rows(scan([str(FIXTURES)])) == EXPECTED
+
+
+def test_code_expressions_and_data_are_not_citations():
+    rules = {c.rule for c in scan([str(FIXTURES)])}
+    # assertEquals(290.2, ...), {"k": 601.2}, val top = 405.1, const v = 509.2, x / 117.4, | 100.5 |, 3.14, 1000.1
+    for number in ("290.2", "601.2", "405.1", "509.2", "117.4", "100.5", "301.5", "1000.1"):
+        assert number not in rules, number
+    # "version 1.509.2" and "509.12.3" are not ids; "declare blockers 509" has no cue word
+    assert "509.12" not in rules
+    assert "509" not in rules
+
+
+def test_test_ids_follow_each_language_convention():
+    ids = {t.id for t in scan_tree([str(FIXTURES)]).tests}
+    assert "python/tests/test_combat.py::TestTrample::test_marker" in ids  # pytest node id
+    assert "BattleCryTest#testTimestamps" in ids  # Java Class#method
+    assert "StackTest#see rule 405 for the stack" in ids  # Kotlin backtick name
+    assert "StateBasedTests#LegendRule" in ids  # C# [Theory]
+    assert "tests::assigns_lethal_damage_first" in ids  # Rust #[test] in mod tests
+    assert "TestUntap" in ids and "Phases" not in ids  # Go: only func TestXxx
+    assert "declare blockers 509 (CR 509.1) > orders blockers" in ids  # describe > it
+    assert "Blocking#Requirements are maximised" in ids  # Feature#Scenario
+    assert not any("helper" in i for i in ids)
+    assert len(ids) == 22
+
+
+def test_class_level_javadoc_applies_to_every_test_in_the_class():
+    cites = [c for c in scan([str(FIXTURES / "java")]) if c.rule == "702.90a"]
+    assert sorted(c.test for c in cites) == ["BattleCryTest#testTimestamps", "BattleCryTest#test_104_3b_zero_life"]
+    assert {c.line for c in cites} == {6}
+
+
+def test_file_argument_and_relative_paths():
+    one = FIXTURES / "go" / "engine_test.go"
+    cites = scan([str(one)])
+    assert {c.file for c in cites} == {"engine_test.go"}
+    assert [(c.line, c.rule, c.test) for c in cites] == [(5, "500.1", ""), (8, "502.3", "TestUntap"),
+                                                        (10, "502.2", "TestUntap"), (11, "502.1", "TestUntap")]
+
+
+def test_dates_and_written_against_annotations():
+    by_line = {(c.file, c.line, c.rule): c for c in scan_tree([str(FIXTURES)]).citations}
+    c = by_line[("python/tests/test_combat.py", 30, "800.4d")]
+    assert (c.written, c.written_from) == ("2020-04-17", "date")
+    g = by_line[("gherkin/blocking.feature", 9, "509.1c")]
+    assert (g.written, g.written_from) == ("2023-11-17", "file")
+    s = by_line[("staleness/test_battle_cry.py", 5, "702.90a")]
+    assert (s.written, s.written_from) == ("2015-01-23", "annotation")
+    # the annotation sits inside one test: it does not date the others in the file
+    assert by_line[("staleness/test_battle_cry.py", 14, "702.91a")].written == ""
+
+
+def test_dm_cue_marks_the_game():
+    cites = {(c.rule, c.game) for c in scan([str(FIXTURES / "python"), str(FIXTURES / "typescript")])}
+    assert ("506.1", "dm") in cites and ("509.1c", "mtg") in cites
+
+
+@pytest.mark.parametrize(
+    ("text", "rules"),
+    [
+        ('"""CR 702.19b: trample"""', ["702.19b"]),
+        ("CR 702.4b & 702.15a & 104.3a", ["702.4b", "702.15a", "104.3a"]),
+        ("// 702.19b", ["702.19b"]),
+        ("* rule 613.7 - timestamps", ["613.7"]),
+        ("(C.R. 708.4, 708.4b, 202.3)", ["708.4", "708.4b", "202.3"]),
+        ("See rule 607", ["607"]),
+        ("20200417 - 800.4a/800.4d", ["800.4a", "800.4d"]),
+        ("601.2e–g", ["601.2e", "601.2f", "601.2g"]),
+        ("614.1c-d", ["614.1c", "614.1d"]),
+        ("614.1cd", ["614.1c", "614.1d"]),
+        ("704.5aa", ["704.5aa"]),
+        ("601.2e-601.2g", ["601.2e", "601.2f", "601.2g"]),
+        ("601.2k–m", ["601.2k", "601.2m"]),  # no letter l
+        ("総合ルール 509.1c", ["509.1c"]),
+        ("総合ルール509.1cを参照", ["509.1c"]),
+        ("総合ゲームルール 506.1", ["506.1"]),
+        ("@rule:509.1c", ["509.1c"]),
+        ('@pytest.mark.rule("509.1c")', ["509.1c"]),
+        ("see 509.1.", ["509.1"]),
+        ("assertEquals(290.2, x)", ["290.2"]),  # as prose it is an id: code is never scanned as prose
+        ("v1.509.2, 509.12.3, 1000.1, 099.1, 906.1, 100.0, 509.1l, 3.14", []),
+        ("rule 607.2 and rules 608", ["607.2", "608"]),
+    ],
+)
+def test_citation_forms_in_prose(text, rules):
+    assert [f.rule for f in forms.find_ids(text)] == rules
+
+
+@pytest.mark.parametrize(
+    ("name", "rules"),
+    [
+        ("test_104_3b_player_with_zero_life_loses_the_game", ["104.3b"]),
+        ("test_Rules_111_4_Example1", ["111.4"]),
+        ("test_702_19c_trample_over_planeswalker", ["702.19c"]),
+        ("test_1000_1_nothing", []),
+        ("test_combat_damage", []),
+    ],
+)
+def test_citation_forms_in_test_names(name, rules):
+    assert [f.rule for f in forms.find_name_ids(name)] == rules
+
+
+def test_dm_range_and_mtg_range():
+    assert [f.rule for f in forms.find_ids("総合ゲームルール 819.1")] == ["819.1"]
+    assert [f.rule for f in forms.find_ids("rule 819.1")] == ["819.1"]
+    assert forms.find_ids("rule 906.1") == []
