@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 from ingest.common import Hints
@@ -211,13 +211,16 @@ class _Item:
     node: RuleNode
     spelled: str = ""
     indent: int = 0
-    pieces: list[str] = field(default_factory=list)
 
 
-def _mid_sentence(prev: str) -> bool:
-    """A wrapped line that stops mid-sentence ("… See rule") continues on the next line."""
-    s = prev.strip()
-    return bool(s) and not _RULE_LINE.match(s) and not s.endswith(_SENTENCE_END)
+def _runs_on(line: str, text: str) -> bool:
+    """A wrapped line of running text that stops mid-sentence ("… See rule") continues on the next line.
+
+    ``text`` is the line's prose (after a clause id); headings and short name-only clauses
+    ("214.6. Artifacts") end without punctuation but do not run on.
+    """
+    s = line.strip()
+    return len(text) > 60 and not s.endswith(_SENTENCE_END)
 
 
 def _join(text: str, piece: str, paragraph: bool) -> str:
@@ -235,38 +238,43 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
     items: list[_Item] = []
     cur: _Item | None = None
     in_example = False
-    prev = ""  # previous physical line ("" after a blank)
+    after_blank = True
+    runs_on = False  # the previous line stopped mid-sentence in a hard-wrapped edition
     for k, line in enumerate(body):
         lineno = offset + k + 1
         s = line.strip()
         if not s or _RULE_LINE.match(s):
-            prev = ""
+            after_blank, runs_on = True, False
             continue
-        continued = wrapped and _mid_sentence(prev)
-        m = None if continued else _CLAUSE.match(line)
+        m = None if runs_on else _CLAUSE.match(line)
         if m:
             num = m.group("num") or m.group("snum")
             sub = m.group("sub") if m.group("num") else (m.group("ssub") or m.group("bare") or "")
-            spelled = line.strip()[: len(m.group(0)) - len(m.group("text")) - len(m.group("indent"))].strip()
+            text = m.group("text").strip()
             cur = _Item("clause", (int(m.group("rule")), int(num) if num else None, sub), lineno,
-                        RuleNode(rule="", text=m.group("text").strip(), line=lineno), spelled, len(m.group("indent")))
+                        RuleNode(rule="", text=text, line=lineno), line[m.end("indent") : m.start("text")].strip(),
+                        len(m.group("indent")))  # fmt: skip
             items.append(cur)
             in_example = False
-        elif not continued and (h := _SECTION.match(line) or _RULE.match(line)):
+        elif not runs_on and (h := _SECTION.match(line) or _RULE.match(line)):
             kind = "section" if len(h.group("id")) == 1 else "rule"
             cur = _Item(kind, (int(h.group("id")), None, ""), lineno, RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno))
             items.append(cur)
-            in_example = False
+            in_example, text = False, ""
         elif cur is not None and _EXAMPLE.match(line):
             cur.node.examples.append(_EXAMPLE.sub("", s, count=1))
-            in_example = True
+            in_example, text = True, s
         elif cur is not None:
-            paragraph = not wrapped or not prev or _indent(line) > cur.indent + 2
+            paragraph = not wrapped or after_blank or _indent(line) > cur.indent + 2
             if in_example:
                 cur.node.examples[-1] = _join(cur.node.examples[-1], s, paragraph)
             else:
                 cur.node.text = _join(cur.node.text, s, paragraph)
-        prev = line
+            text = s
+        else:
+            text = ""
+        after_blank = False
+        runs_on = wrapped and _runs_on(line, text)
     return items
 
 

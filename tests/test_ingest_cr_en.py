@@ -185,6 +185,8 @@ def test_wrapped_lines_join_and_a_wrapped_cross_reference_is_not_a_clause():
     assert nodes["100.2"].text.endswith("See rule 100.1. for the number of players.")
     assert nodes["100.2"].line == 33 and nodes["100.3"].text == "There is no maximum deck size."
     assert nodes["101.2"].title == "Actions That Use Priority" and nodes["101.2"].text == ""
+    # a heading with its first clause on the very next line (no blank line between)
+    assert (nodes["101"].line, nodes["101.1"].line, nodes["101.1"].parent) == (38, 39, "101")
     assert [r.rule for r in nodes["101.2a"].references] == ["101.1"]
 
 
@@ -233,8 +235,8 @@ def test_typo_repairs_in_fixtures():
     result = parse_fixture(WRAPPED)
     assert not result.errors
     assert [(d.line, d.message) for d in result.warnings] == [
-        (63, "clause id 306.b read as 306.2b"),
-        (67, "clause id 306.1c read as 306.2c"),
+        (62, "clause id 306.b read as 306.2b"),
+        (66, "clause id 306.1c read as 306.2c"),
     ]
     assert [n.rule for n in result.versions[0].nodes if n.rule.startswith("306.")] == ["306.1", "306.2", "306.2a", "306.2b", "306.2c"]
     result = parse_fixture(MODERN)
