@@ -94,7 +94,6 @@ class _Reader:
         self.seen: set[str] = set()
         self.last: str | None = None  # last accepted id
         self.rule: str | None = None  # current rule heading ("509")
-        self.section: int = -1
         self.target = "text"  # where continuation lines go: "text" | "example"
         self.pending_title: RuleNode | None = None
         self.widths = [_width(s.rstrip()) for s in lines]
@@ -172,10 +171,10 @@ class _Reader:
             raw, line = self.lines[i], i + 1
             if not raw.strip() or "\f" in raw or _PAGE_ARTIFACT.match(raw):
                 continue
-            is_marker = self.take(raw, line, i, j, prev_was_marker)
+            is_marker = self.take(raw, line, j, prev_was_marker)
             j, prev_was_marker = i, is_marker
 
-    def take(self, raw: str, line: int, i: int, j: int, prev_was_marker: bool) -> bool:
+    def take(self, raw: str, line: int, j: int, prev_was_marker: bool) -> bool:
         """Handle one non-blank line; True if it opened a node (or completed a heading)."""
         if self.pending_title is not None:
             self.pending_title.title = raw.strip()
@@ -223,7 +222,6 @@ class _Reader:
         m = _SECTION_HEAD.match(raw)
         if m and m.group("title") and self.heading(m):
             self.add(RuleNode(rule=m.group("id"), title=m.group("title"), line=line), "")
-            self.section = int(m.group("id"))
             self.rule = None
             return True
         return False
