@@ -24,7 +24,7 @@ _MARKER = re.compile(
 _CITED = re.compile(r"(?:rules?|ルール)\s*$", re.I)
 # A clause never opens with a particle: "410.9 も参照", "103.4 の例外".
 _NOT_A_START = re.compile(r"^\s*(?:[)）」』、。,]|[のをにでとやがはも](?![\u3041-\u309f])|参照)")
-_PARAGRAPH = re.compile(r"\s*\u3000\s*|\s+(?=例[:：]|訳注[:：])")
+_PARAGRAPH = re.compile(r"\s*[\u3000\n]\s*|\s+(?=例[:：]|訳注[:：])")
 _SENTENCE_END = tuple("。)）」』]")
 _GLOSSARY = "用語集"
 
@@ -63,7 +63,8 @@ class _Scanner:
         self.last: str | None = None
 
     def warn(self, offset: int, message: str) -> None:
-        self.diagnostics.append(Diagnostic(self.path, 1, f"{message} (character {offset})", "warning"))
+        line = self.text.count("\n", 0, offset) + 1
+        self.diagnostics.append(Diagnostic(self.path, line, f"{message} (character {offset})", "warning"))
 
     def scan(self) -> None:
         for m in _MARKER.finditer(self.text, self.start):
@@ -115,9 +116,9 @@ class _Scanner:
         self.last = rid
 
 
-def _node(rid: str, kind: str, segment: str, title: str | None, offset: int) -> RuleNode:
+def _node(rid: str, kind: str, segment: str, title: str | None, line: int) -> RuleNode:
     """Build a node from its text segment: paragraphs, examples (例:) and notes (訳注:)."""
-    node = RuleNode(rule=rid, line=1)
+    node = RuleNode(rule=rid, line=line)
     segment = segment.strip()
     if kind == "heading":
         node.title = title if title is not None else segment
@@ -140,7 +141,6 @@ def _node(rid: str, kind: str, segment: str, title: str | None, offset: int) -> 
 def parse(text: str, hints: Hints) -> ParseResult:
     """Parse a collapsed private translation: header, もくじ, then rules in document order."""
     result = ParseResult(format=NAME, kind="cr")
-    text = text.replace("\n", " ") if text.count("\n") < 3 else text
     meta: dict = {}
     title_match = _TITLE.match(text)
     if title_match:
@@ -171,7 +171,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
     intro_end = marks[0][1] if marks else len(text)
     intro = text[body:intro_end].strip()
     if intro.startswith("0. "):
-        meta["introduction"] = _node("0", "heading", intro[3:], scanner.titles.get("0"), body).text
+        meta["introduction"] = _node("0", "heading", intro[3:], scanner.titles.get("0"), 1).text
     end_of_rules = len(text)
     for i, (rid, start, end, kind) in enumerate(marks):
         if kind == "heading" and scanner.titles.get(rid) == _GLOSSARY:
@@ -182,7 +182,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
             break
         stop = marks[i + 1][1] if i + 1 < len(marks) else len(text)
         title = scanner.titles.get(rid) if kind == "heading" else None
-        nodes.append(_node(rid, kind, text[end:stop], title, start))
+        # The seed is one line; keep the character offset too, so a reader can find the clause.
+        nodes.append(_node(rid, kind, text[end:stop], title, text.count("\n", 0, start) + 1))
         offsets[rid] = start
     version = ParsedVersion(game="mtg", lang="ja", label=label, effective=None, meta=meta, nodes=nodes)
     version.meta["offsets"] = offsets

@@ -187,3 +187,16 @@ def test_missing_title_is_an_error_naming_the_file():
     assert [str(e) for e in result.errors] == [
         "old.txt:1: error: no '私訳第 N.N.N.N 版' title: cannot tell the version; give --version"
     ]
+
+
+def test_glossary_heading_ends_the_rules_and_lines_are_counted():
+    text = (
+        "======== マジック総合ルール(私訳第 2.0.0.0 版) ========\n-------- もくじ -------- 1. ゲーム 100. 原則 7. 用語集"
+        " -------- 総合ルール --------\n1. ゲーム 100. 原則\n100.1. 文である。\n7. 用語集 アーティファクト 説明。"
+    )
+    result = parse_text(text, Hints(format="legacy-ja", path="multi.txt"))
+    v = result.versions[0]
+    assert [(n.rule, n.line, n.text) for n in v.nodes] == [("1", 3, ""), ("100", 3, ""), ("100.1", 4, "文である。")]
+    assert not v.partial and [d.message for d in result.warnings] == [
+        "the glossary (用語集) is not read by this format"
+    ]
