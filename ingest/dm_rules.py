@@ -171,6 +171,8 @@ class _Reader:
             raw, line = self.lines[i], i + 1
             if not raw.strip() or "\f" in raw or _PAGE_ARTIFACT.match(raw):
                 continue
+            if _TITLE.search(raw) and _VERSION.search(raw):  # a running page header
+                continue
             is_marker = self.take(raw, line, j, prev_was_marker)
             j, prev_was_marker = i, is_marker
 

@@ -151,7 +151,7 @@ def test_fixture_wrapped_lines_page_number_and_cited_id(small):
         _node(v, "000.1").text
         == "この文書はルールの細則をまとめたものです。すべてのプレイヤーが熟知する必要はありません。"
     )
-    # "- 3 -" is dropped; "100.1 の例外" opening a wrapped line is a citation; a blank line inside is ignored.
+    # "- 3 -" and the running page header are dropped; "100.1 の例外" opening a wrapped line is a citation; a blank line inside is ignored.
     assert (
         _node(v, "100.2a").text
         == "デッキには同名のカードは4枚までしか入れることができません。これは、100.1 の例外ではありません。"
@@ -172,8 +172,8 @@ def test_fixture_title_line_example_and_renumbering(small):
     ]
     assert _node(v, "101.2").text == "誤って番号が振られた項目です。"
     assert [(d.line, d.message) for d in small.warnings] == [
-        (36, "clause numbered 100.2 under rule 101; read as 101.2"),
-        (38, "clause id written '101.2 b'; read as 101.2b"),
+        (37, "clause numbered 100.2 under rule 101; read as 101.2"),
+        (39, "clause id written '101.2 b'; read as 101.2b"),
     ]
     assert not small.errors
 
