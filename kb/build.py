@@ -228,9 +228,27 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def stderr_progress(done: int, total: int, what: str) -> None:
-    """A one-line progress display on stderr for long work."""
-    if not sys.stderr.isatty() and done not in (total,) and done % max(1, total // 10):
-        return
-    sys.stderr.write(f"\r{what}: {done}/{total}" + ("\n" if done >= total else ""))
-    sys.stderr.flush()
+class ConsoleProgress:
+    """Progress of long work on stderr: a live line on a terminal, every tenth step otherwise."""
+
+    def __init__(self, stream=None):
+        self.stream = stream or sys.stderr
+        self.live = self.stream.isatty()
+        self.pending = False
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        if self.live:
+            self.stream.write(f"\r\033[K{what}: {done}/{total}")
+            self.pending = done < total
+            if not self.pending:
+                self.stream.write("\n")
+        elif done == total or done % max(1, total // 10) == 0:
+            self.stream.write(f"{what}: {done}/{total}\n")
+        self.stream.flush()
+
+    def log(self, message: str) -> None:
+        """Print a message without tearing the live progress line."""
+        if self.pending:
+            self.stream.write("\r\033[K")
+        self.stream.write(message + "\n")
+        self.stream.flush()

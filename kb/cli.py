@@ -61,10 +61,10 @@ def _store(ctx: click.Context):
 @handles_errors
 def build(ctx: click.Context, corpus: str | None, quiet: bool) -> None:
     """(Re)build the KB from a corpus manifest; the previous KB serves until the new one is complete."""
-    from kb.build import build_kb, stderr_progress
+    from kb.build import ConsoleProgress, build_kb
 
-    log = (lambda msg: None) if quiet else (lambda msg: click.echo(msg, err=True))
-    stats = build_kb(ctx.obj, corpus, progress=None if quiet else stderr_progress, log=log)
+    progress = ConsoleProgress()
+    stats = build_kb(ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log)
     click.echo(f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}")
 
 
@@ -80,7 +80,7 @@ def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: st
     """Add rule texts or wiki pages to the KB (all or nothing), saying what was detected."""
     from ingest import FORMATS
     from ingest.common import Hints
-    from kb.build import ingest_files, stderr_progress
+    from kb.build import ConsoleProgress, ingest_files
 
     if fmt and fmt not in FORMATS:
         raise click.BadParameter(f"{fmt!r} (known: {', '.join(FORMATS)})", param_hint="--format")
@@ -88,7 +88,7 @@ def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: st
     def hints_for(path: str) -> Hints:
         return Hints(format=fmt or "", game=game or "", lang=lang or "", version=label or "")
 
-    reports = ingest_files(ctx.obj, list(files), hints_for, progress=stderr_progress if len(files) > 5 else None)
+    reports = ingest_files(ctx.obj, list(files), hints_for, progress=ConsoleProgress())
     for r in reports:
         click.echo(r.describe())
         for w in r.warnings:

@@ -285,7 +285,7 @@ class Store:
 
     # -- reading ---------------------------------------------------------------------------
     def versions(self, game: str | None = None, lang: str | None = None) -> list[VersionInfo]:
-        """Versions oldest first (by effective date; undated last unless estimated)."""
+        """Versions oldest first (by edition date; undated first unless placed by an estimate)."""
         if self._versions_cache is None:
             self._versions_cache = self._load_versions()
         return [v for v in self._versions_cache if (game is None or v.game == game) and (lang is None or v.lang == lang)]
@@ -312,17 +312,18 @@ class Store:
                     clauses=c or 0, headings=h or 0, terms=terms.get(vid, 0), documents=docs.get(vid, 0),
                 )  # fmt: skip
             )
-        out.sort(key=lambda v: (v.game, v.lang, v.sort_date or "9999", v.label))
+        # Undated versions with no estimate yet (an old translation) sort first: they are not current.
+        out.sort(key=lambda v: (v.game, v.lang, v.sort_date, v.label))
         return out
 
     def get_version(self, game: str, lang: str, label: str) -> VersionInfo:
         """The version ``label`` (or ``latest``) of a game and language; NotFound otherwise."""
         candidates = self.versions(game, lang)
         if label in ("latest", "", None):
-            full = [v for v in candidates if not v.partial] or candidates
-            if not full:
+            if not candidates:
                 raise NotFound(f"no versions of {game}/{lang}")
-            return full[-1]
+            # Prefer whole texts over fragments, and dated texts over undated ones.
+            return max(candidates, key=lambda v: (not v.partial, bool(v.sort_date), v.sort_date))
         for v in candidates:
             if v.label == label:
                 return v
