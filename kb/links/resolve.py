@@ -49,6 +49,7 @@ class Resolver:
         self._windows: dict[tuple[str, str], tuple[str | None, str | None]] = {}
         self._keywords: dict[str, set[tuple[int, str]]] | None = None
         self._nodes: list[NodeRecord] | None = None
+        self._words: list[tuple[str, frozenset[str]]] | None = None
 
     # -- lookups ---------------------------------------------------------------------------
     def node(self, rule: str, version: VersionInfo) -> NodeRecord | None:
@@ -154,21 +155,18 @@ class Resolver:
         return list(dict.fromkeys(out))
 
     def similar(self, base: NodeRecord, limit: int = 3) -> list[str]:
-        """Clauses of the against version most like ``base`` in text (same section), title-checked."""
-        if self._nodes is None:
-            self._nodes = self.store.nodes(self.against)
-        section = base.rule[0]
-        want = ruleid.level(base.rule)
+        """Clauses of the against version most like ``base`` in wording (same section and depth)."""
+        if self._words is None:
+            self._words = [(n.rule, _words(n.text)) for n in self.store.nodes(self.against)
+                           if ruleid.is_clause(n.rule) and ruleid.parse(n.rule)]  # fmt: skip
+        want, section, mine = ruleid.level(base.rule), base.rule[0], _words(base.text)
         scored = []
-        for n in self._nodes:
-            if n.rule[0] != section or not ruleid.is_clause(n.rule) or ruleid.level(n.rule) != want:
+        for rule, words in self._words:
+            if rule[0] != section or not words or not mine or ruleid.level(rule) != want:
                 continue
-            m = difflib.SequenceMatcher(None, base.text, n.text, autojunk=False)
-            if m.real_quick_ratio() < 0.6 or m.quick_ratio() < 0.6:
-                continue
-            score = m.ratio()
-            if score >= 0.6:
-                scored.append((score, n.rule))
+            dice = 2 * len(mine & words) / (len(mine) + len(words))
+            if dice >= 0.6:
+                scored.append((dice, rule))
         scored.sort(key=lambda pair: (-pair[0], ruleid.sort_key(pair[1])))
         return [r for _, r in scored[:limit]]
 
@@ -274,6 +272,10 @@ def _heading(title: str, text: str) -> str:
     """A rule's title, lower case: "702.90. Battle Cry" keeps it as the title or as a one-line text."""
     name = title or (text if len(text) <= 40 and "\n" not in text and not text.endswith(".") else "")
     return name.lower().strip(" .")
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(re.findall(r"[a-z0-9]+", text.lower()))
 
 
 def _norm(text: str) -> str:
