@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections import Counter
 
 from kb import ruleid
-from kb.links.extract import Test
+from kb.links.extract import FoundTest
 from kb.store import Store, VersionInfo
 
 _COVERING = ("ok", "stale", "mismatch")  # the id exists in the version; orphans cover nothing
 
 
-def coverage(citations: list[dict], tests: list[Test], store: Store | None = None,
+def coverage(citations: list[dict], tests: list[FoundTest], store: Store | None = None,
              version: VersionInfo | None = None) -> dict:  # fmt: skip
     """Coverage JSON: per section and rule, covered and uncovered clauses; citations per test."""
     per_test = Counter({t.id: 0 for t in tests})

@@ -22,7 +22,7 @@ class Cite(Citation):
 
 
 @dataclass
-class Test:
+class FoundTest:
     """A test found in the tree (cited or not)."""
 
     id: str
@@ -38,7 +38,7 @@ class Scan:
     """Everything a scan found."""
 
     citations: list[Cite] = field(default_factory=list)
-    tests: list[Test] = field(default_factory=list)
+    tests: list[FoundTest] = field(default_factory=list)
     files: int = 0
 
 
@@ -55,7 +55,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     roots = units.frames(src)
     for f in units.iter_frames(roots):
         if f.test:
-            out.tests.append(Test(f.id, src.rel, f.line, f.classname, f.name, src.language))
+            out.tests.append(FoundTest(f.id, src.rel, f.line, f.classname, f.name, src.language))
     # A "written against" annotation outside every test (a file header, a class comment) dates the whole file.
     file_date = None
     for r in src.regions:

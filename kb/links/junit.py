@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import dataclass
 
 from kb.errors import InputError
-from kb.links.extract import Test
+from kb.links.extract import FoundTest
 
 _RANK = {"fail": 3, "pass": 2, "skip": 1}
 
@@ -54,11 +54,11 @@ def _tail(classname: str) -> str:
     return re.split(r"[.$/]|::", classname)[-1] if classname else ""
 
 
-def results(cases: list[Case], tests: list[Test]) -> dict[str, str]:
+def results(cases: list[Case], tests: list[FoundTest]) -> dict[str, str]:
     """Test id -> pass/fail/skip (the worst of its cases: a failing parameter fails the test)."""
-    exact: dict[tuple[str, str], list[Test]] = {}
-    by_tail: dict[tuple[str, str], list[Test]] = {}
-    by_name: dict[str, list[Test]] = {}
+    exact: dict[tuple[str, str], list[FoundTest]] = {}
+    by_tail: dict[tuple[str, str], list[FoundTest]] = {}
+    by_name: dict[str, list[FoundTest]] = {}
     for t in tests:
         exact.setdefault((t.classname, t.name), []).append(t)
         by_tail.setdefault((_tail(t.classname), t.name), []).append(t)
