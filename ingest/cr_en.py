@@ -25,6 +25,7 @@ import os
 import re
 from dataclasses import dataclass
 from datetime import date
+from functools import lru_cache
 
 from ingest.common import Hints
 from kb import ruleid
@@ -150,8 +151,9 @@ def _body_start(lines: list[str], first: int) -> int:
 
 def _find_line(lines: list[str], begin: int, names: tuple[str, ...]) -> int | None:
     """Index of the first line from ``begin`` that is exactly one of the headings ``names``."""
+    longest = max(map(len, names)) + 40  # a heading line holds little but its name
     for i in range(begin, len(lines)):
-        if lines[i].strip().lower() in names:
+        if len(lines[i]) < longest and lines[i].strip().lower() in names:
             return i
     return None
 
@@ -160,7 +162,7 @@ def _is_wrapped(body: list[str]) -> bool:
     """Hard-wrapped editions run a clause on at an indentation no deeper than its first line."""
     clauses = wraps = 0
     for i, line in enumerate(body[:-1]):
-        m = _CLAUSE.match(line)
+        m = _CLAUSE.match(line) if line.lstrip()[:1].isdigit() else None
         if not m:
             continue
         clauses += 1
@@ -246,7 +248,7 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
         if not s or _RULE_LINE.match(s):
             after_blank, runs_on = True, False
             continue
-        m = None if runs_on else _CLAUSE.match(line)
+        m = None if runs_on or not s[0].isdigit() else _CLAUSE.match(line)
         if m:
             num = m.group("num") or m.group("snum")
             sub = m.group("sub") if m.group("num") else (m.group("ssub") or m.group("bare") or "")
@@ -256,7 +258,7 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
                         len(m.group("indent")))  # fmt: skip
             items.append(cur)
             in_example = False
-        elif not runs_on and (h := _SECTION.match(line) or _RULE.match(line)):
+        elif not runs_on and s[0].isdigit() and (h := _SECTION.match(line) or _RULE.match(line)):
             kind = "section" if len(h.group("id")) == 1 else "rule"
             cur = _Item(kind, (int(h.group("id")), None, ""), lineno, RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno))
             items.append(cur)
@@ -302,6 +304,7 @@ def _next_letters(letters: str) -> str:
 _ID = re.compile(r"^([1-9]\d{2})(?:\.(\d{1,3})([a-z]{0,2}))?$|^([1-9])$")
 
 
+@lru_cache(maxsize=1 << 16)
 def _split(rid: str) -> tuple[int, int | None, str]:
     """(rule, num, letters) of an id this parser wrote; a section is (n, None, "")."""
     m = _ID.match(rid)
@@ -310,6 +313,7 @@ def _split(rid: str) -> tuple[int, int | None, str]:
     return int(m.group(1)), int(m.group(2)) if m.group(2) else None, m.group(3) or ""
 
 
+@lru_cache(maxsize=1 << 16)
 def _key(rid: str) -> tuple | None:
     """``ruleid.sort_key`` for the ids written here, without its normalising (it runs per clause)."""
     m = _ID.match(rid)
