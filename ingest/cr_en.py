@@ -416,6 +416,8 @@ class _Numberer:
             if self._fits(cand):
                 self._warn(item.line, f"clause id {item.spelled or written} read as {cand}")
                 return self._accept(cand, item, _split(cand)[0])
+        if written and self._fits(written):  # e.g. the rule's heading is missing: trust the id as written
+            return self._accept(written, item, rule)
         why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
         self._warn(item.line, f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it")
         return None
