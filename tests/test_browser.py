@@ -1,0 +1,124 @@
+"""The web app in a real browser: Debian's headless Chromium through Playwright, against waitress."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+EN_2023 = ROOT.parent / "shared" / "corpora" / "cr-en" / "MagicCompRules_2023-11-17.txt"
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync", "--no-first-run"]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def base_url(built_home, tmp_path_factory):
+    """The bundled corpus plus the English 2023-11-17 edition, served by waitress on a free loopback port."""
+    from ingest.common import Hints
+    from kb.build import ingest_files
+    from web.server import make_server
+
+    home = tmp_path_factory.mktemp("browser") / "home"
+    shutil.copytree(built_home, home, symlinks=True)
+    ingest_files(home, [str(EN_2023)], lambda _path: Hints())
+    server = make_server(home, host="127.0.0.1", port=0)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+    thread.join(timeout=5)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, locale="ja-JP")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    pg.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    yield pg
+    context.close()
+    assert errors == [], errors  # no script errors, no CSP violations
+
+
+def test_search_shows_highlighted_snippets(page, base_url):
+    page.goto(base_url + "/")
+    page.fill("main input[name=q]", "ブロッククリーチャー")
+    page.press("main input[name=q]", "Enter")
+    page.wait_for_url("**/search?*")
+    results = page.locator("ol.results li")
+    assert results.count() >= 5
+    marks = page.locator("ol.results .snippet mark")
+    assert marks.first.is_visible()
+    assert marks.first.inner_text().startswith("ブロック")
+    assert page.locator("ol.results .snippet").first.get_attribute("lang") == "ja"
+    page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
+
+
+def test_clause_reference_and_other_language(page, base_url):
+    page.goto(base_url + "/")
+    page.fill("main input[name=q]", "509.1")
+    page.press("main input[name=q]", "Enter")
+    page.wait_for_url("**/mtg/ja/20260807.0/509.1")  # the newest text of 509.1 (quoted by the wiki)
+    assert page.locator("article.clause a.ref").count() == 0  # it cites 733, which no ingested text holds
+    page.click("section.versions-of a:text-is('20231117.0')")
+    page.wait_for_url("**/mtg/ja/20231117.0/509.1")
+    assert page.locator("article.clause h1").inner_text().startswith("509.1")
+    assert "防御プレイヤーはブロック・クリーチャーを指定する" in page.locator("article.clause .text").inner_text()
+    other = page.locator('aside.other[lang="en"]')
+    assert "the defending player declares blockers" in other.inner_text()
+    assert page.locator("section.history .timeline li").count() >= 2
+    page.screenshot(path=str(ARTIFACTS / "clause.png"), full_page=True)
+    ref = page.locator("article.clause .text a.ref")
+    assert ref.inner_text() == "rule 728〔不正な処理の扱い〕"
+    ref.click()  # no Japanese 728 is ingested: the link leads to the English one
+    page.wait_for_url("**/mtg/en/latest/728")
+    assert page.locator("article.clause h1").inner_text() == "728 Handling Illegal Actions"
+
+
+def test_diff_shows_the_inline_change(page, base_url):
+    page.goto(base_url + "/diff")
+    page.select_option("select[name=game]", "mtg")
+    page.select_option("select[name=lang]", "ja")
+    page.select_option("select[name=old]", "20231117.0")
+    page.select_option("select[name=new]", "20260807.0")
+    page.click("form.pick button")
+    page.wait_for_url("**/diff/mtg/ja/20231117.0/20260807.0")
+    assert page.locator("ul.summary li.reference_only b").inner_text() == "1"
+    deleted = page.locator("#reference_only del").first
+    assert not deleted.is_visible()  # reference-only changes are folded away by default
+    page.click("#reference_only summary")
+    assert deleted.is_visible() and deleted.inner_text() == "728"
+    assert page.locator("#reference_only ins").first.inner_text() == "733"
+    page.screenshot(path=str(ARTIFACTS / "diff.png"), full_page=True)
+
+
+def test_clause_fits_a_phone(browser, base_url):
+    context = browser.new_context(viewport={"width": 375, "height": 812}, device_scale_factor=2, is_mobile=True)
+    page = context.new_page()
+    page.goto(base_url + "/mtg/ja/20231117.0/509.1")
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 375
+    box_ja = page.locator("article.clause").bounding_box()
+    box_en = page.locator("aside.other").bounding_box()
+    assert box_en["y"] >= box_ja["y"] + box_ja["height"]  # stacked, not side by side
+    page.screenshot(path=str(ARTIFACTS / "clause-phone.png"), full_page=True)
+    context.close()
