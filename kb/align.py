@@ -25,6 +25,11 @@ from kb.store import NodeRecord, Store, VersionInfo
 
 _NUM = re.compile(r"\d+")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’ \-]{2,}[A-Za-z]")
+_WORDS = {
+    w: str(i)
+    for i, w in enumerate(["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"])
+}
+_NUM_WORD = re.compile(r"\b(" + "|".join(_WORDS) + r")\b", re.IGNORECASE)
 SUSPECT = 0.3  # a pair whose evidence scores below this is flagged for a person to check
 
 
@@ -63,11 +68,13 @@ def _plain(s: str) -> str:
 def evidence(ja: NodeRecord, en: NodeRecord, ratio: float | None) -> dict:
     """How well a Japanese clause agrees with an English one, from what translation keeps."""
     jt, et = _plain(ja.title + ja.text), _plain(en.title + en.text)
-    jn, enn = set(_NUM.findall(jt)), set(_NUM.findall(et))
+    # Japanese writes counts in digits (1体) where English spells them (one creature)
+    jn, digits = set(_NUM.findall(jt)), set(_NUM.findall(et))
+    enn = digits | {_WORDS[w.lower()] for w in _NUM_WORD.findall(et)}
     latin = [w.strip().lower() for w in _LATIN.findall(jt)]
     scores = []
     out: dict = {}
-    if jn or enn:
+    if jn or digits:
         out["numbers"] = round(len(jn & enn) / len(jn | enn), 3)
         scores.append(out["numbers"])
     if latin:

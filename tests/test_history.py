@@ -74,7 +74,10 @@ def test_valid_window_and_successor_of_battle_cry(store):
 def test_lineage_ids_and_carry(store):
     ids = history.lineage_ids(store, "mtg", "en", "702.91a")
     assert ids[0] == ("20110204", "702.88a") and ids[-1][1] == "702.91a"
-    assert history.carry(store, "mtg", "en", ["309.2", "422.1"], "20081001", "20260116") == {"309.2": "509.1", "422.1": "732.1"}
+    assert history.carry(store, "mtg", "en", ["309.2", "422.1"], "20081001", "20260116") == {
+        "309.2": "509.1",
+        "422.1": "732.1",
+    }
 
 
 def test_unknown_rule_is_not_found(store):
