@@ -22,6 +22,7 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab
 
 TERMS_FILE = "terms.json"
+CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
 Progress = Callable[[int, int, str], None]
 _SEE_RULE = re.compile(r"(?:rule|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
 
@@ -104,8 +105,17 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     vocab = learn_vocab(
         [n.title + n.text for g, lang, _, n in contents if lang == "ja"] + [a["text"] for a in articles]
     )
-    ix = windex.create_in(str(index_dir), make_schema(vocab))
+    schema = make_schema(vocab)
+    ix = windex.create_in(str(index_dir), schema)
     writer = ix.writer(procs=procs, multisegment=procs > 1, limitmb=256)
+    (index_dir / CURRENT_DIR).mkdir()
+    current = windex.create_in(str(index_dir / CURRENT_DIR), schema).writer(limitmb=128)
+
+    def add(**doc) -> None:
+        # Same document into both indexes back to back: the analyzer's cache tokenises it once.
+        writer.add_document(**doc)
+        if "default" in doc["vers"].split():
+            current.add_document(**doc)
     total = len(contents) + len(terms) + len(articles)
     done = 0
     for game, lang, _date, node in contents:
@@ -113,7 +123,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         in_scope = scope.get((game, lang, node.rule))
         dver = labels[in_scope[0]] if in_scope and in_scope[1] == node.hash else ""
         doc = _fields(lang, node.title, node.text + ("\n" + "\n".join(node.notes) if node.notes else ""), node.examples)
-        writer.add_document(
+        add(
             key=f"r:{game}:{lang}:{node.rule}:{node.hash}", kind="rule", game=game, lang=lang, rule=node.rule,
             hash=node.hash, dver=dver, nvers=len(vids),
             vers=" ".join([str(v) for v in vids] + (["default"] if dver else [])), **doc,
@@ -126,7 +136,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         doc = _fields(t["lang"], title, t["definition"] or "", [])
         if t["english"] and t["lang"] == "ja":
             doc["et"] = t["english"]
-        writer.add_document(
+        add(
             key=f"t:{t['id']}", kind="term", game=t["game"], lang=t["lang"], rule=_rule_of_term(t), ref=t["id"],
             dver=t["dver"], nvers=len(t["vids"]),
             vers=" ".join([str(v) for v in t["vids"]] + (["default"] if t["dver"] else [])), **doc,
@@ -134,7 +144,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         done += 1
     for a in articles:
         doc = _fields(a["lang"], a["title"], a["text"], [])
-        writer.add_document(
+        add(
             key=f"a:{a['id']}", kind="article", game=a["game"], lang=a["lang"], rule=(a["cites"] or [""])[0],
             ref=a["id"], dver="", nvers=0, vers="article default", **doc,
         )  # fmt: skip
@@ -142,10 +152,11 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     if progress:
         progress(done, total, "index: writing segments")
     writer.commit()
+    current.commit()
     (index_dir / TERMS_FILE).write_text(json.dumps(_term_table(store), ensure_ascii=False), encoding="utf-8")
     if progress:
         progress(total, total, "index")
-    size = sum(p.stat().st_size for p in index_dir.iterdir())
+    size = sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file())
     return {"docs": total, "rules": len(contents), "terms": len(terms), "articles": len(articles),
             "seconds": round(time.perf_counter() - t0, 2), "size": size}  # fmt: skip
 

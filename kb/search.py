@@ -21,7 +21,7 @@ from whoosh.query import And, DisjunctionMax, Or, Query, Term
 from kb import ruleid
 from kb.analysis import Word, bigrams, fold_kana, is_kana_only, normalize, to_katakana, words
 from kb.errors import RulekbError
-from kb.index import TERMS_FILE
+from kb.index import CURRENT_DIR, TERMS_FILE
 from kb.thesaurus import Thesaurus
 
 MAX_QUERY = 1000
@@ -51,6 +51,8 @@ class Searcher:
         self.layers = layers
         try:
             self.ix = windex.open_dir(str(index_dir))
+            current = Path(index_dir) / CURRENT_DIR
+            self.ix_current = windex.open_dir(str(current)) if current.is_dir() else None
         except Exception as exc:  # a missing or half-written index: tell the user what to do
             raise RulekbError(f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`") from None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
@@ -61,10 +63,13 @@ class Searcher:
         self._filters: dict[tuple, set[int]] = {}
         self._labels = {v.id: v.label for v in store.versions()}
 
-    def _searcher(self):
-        s = getattr(self._local, "searcher", None)
+    def _searcher(self, current: bool = False):
+        """This thread's Whoosh searcher of the full index, or of the default-scope one."""
+        name = "current" if current else "full"
+        s = getattr(self._local, name, None)
         if s is None:
-            s = self._local.searcher = self.ix.searcher()
+            s = (self.ix_current if current else self.ix).searcher()
+            setattr(self._local, name, s)
         return s
 
     # -- public ----------------------------------------------------------------------------
@@ -82,30 +87,41 @@ class Searcher:
         text = self._clean(query)
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
-        docs, shown = self._scope(game, lang, version)
-        s = self._searcher()
+        s, docs, shown = self._scope(game, lang, version)
         want = offset + limit
-        exact = self._exact(text, docs)
-        scored: dict[int, float] = {d: 1000.0 - i for i, d in enumerate(exact)}
-        q, highlight = self.build_query(text)
+        exact = self._exact(s, text, docs)
+        # Tiers decide the order: 3 the clause a rule number names, 2 strict (every word of some
+        # view), 1 every character bigram, 0 loose (any word). Shown score: tier + raw/(1+raw).
+        scored: dict[int, tuple[int, float]] = {d: (3, 1000.0 - i) for i, d in enumerate(exact)}
         total = len(exact)
-        if q is not None:
-            res = s.search(q, filter=docs, limit=want + len(exact))
+        strict = loose = None
+        highlight: list[str] = []
+        if not (exact and _is_rule_query(text)):
+            strict, loose, highlight = self.build_query(text)
+        if strict is not None:
+            res = s.search(strict, filter=docs, limit=want + len(exact))
             total += len(res) if count else res.scored_length()
             for hit in res:
-                scored.setdefault(hit.docnum, hit.score)
-            if "bigram" in self.layers and len(scored) < want and _HAS_JA.search(text):
+                scored.setdefault(hit.docnum, (2, hit.score))
+            if res.scored_length() < want and "bigram" in self.layers and _HAS_JA.search(text):
                 bq = self._bigram_query(text)
                 if bq is not None:
-                    floor = min(scored.values(), default=1.0)
                     bres = s.search(bq, filter=docs, limit=want)
-                    top = max((h.score for h in bres), default=1.0) or 1.0
                     for hit in bres:
                         if hit.docnum not in scored:
-                            scored[hit.docnum] = floor * 0.5 * hit.score / top
+                            scored[hit.docnum] = (1, hit.score)
                             total += 1
-        order = sorted(scored, key=lambda d: -scored[d])[offset:want]
-        return {"total": total, "hits": [self._hit(s, d, scored[d], shown, highlight) for d in order]}
+            if len(scored) < want:
+                lres = s.search(loose, filter=docs, limit=want + len(exact))
+                total = max(total, len(exact) + (len(lres) if count else lres.scored_length()))
+                for hit in lres:
+                    scored.setdefault(hit.docnum, (0, hit.score))
+        order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
+        hits = []
+        for d in order:
+            tier, raw = scored[d]
+            hits.append(self._hit(s, d, tier + raw / (1.0 + raw), shown, highlight))
+        return {"total": total, "hits": hits}
 
     # -- query -----------------------------------------------------------------------------
     @staticmethod
@@ -119,72 +135,65 @@ class Searcher:
             raise RulekbError("empty query: type a word, a phrase or a rule number")
         return text
 
-    def build_query(self, text: str) -> tuple[Query | None, list[str]]:
-        """The Whoosh query for user text, and the literal forms to highlight."""
-        qwords = [w for w in words(text, self.vocab)]
+    def build_query(self, text: str) -> tuple[Query | None, Query | None, list[str]]:
+        """(strict, loose, highlight literals) for user text.
+
+        Each view (the query's words, a thesaurus rewrite, a translation...) is a list of units, one
+        per word; strict = some view with every unit matched, loose = any unit of any view.
+        """
+        qwords = words(text, self.vocab)
         qkeys = [w.key for w in qwords]
         norm = normalize(text)[0]
         lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
         lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
         lits |= {w.key[:-1] for w in qwords if w.pos in ("動詞", "形容詞") and len(w.key) > 2}
-        views: list[Query] = []
+        views: list[tuple[list[Query], float]] = []
         if qwords:
-            views.append(self._view(qwords))
+            views.append((self._units(qwords), 1.0))
         if "reading" in self.layers and is_kana_only(text):
             kata = to_katakana(norm.replace(" ", ""))
             kw = words(kata, self.vocab)
             if kw:
-                views.append(self._view(kw, boost=0.9))
-            views.append(Term("jr", fold_kana(kata), boost=1.5))
+                views.append((self._units(kw), 0.9))
+            views.append(([Term("jr", fold_kana(kata))], 1.2))
             lits.add(kata)
         if "thesaurus" in self.layers:
             for i, n, dst in self.thesaurus.rewrite(qkeys)[:6]:
                 alt = qwords[:i] + words(dst, self.vocab) + qwords[i + n :]
-                views.append(self._view(alt, boost=0.9))
+                views.append((self._units(alt), 0.9))
                 lits.add(normalize(dst)[0])
         en = _en_terms(text)
         if en:
-            views.append(self._en_view(en))
+            views.append(([Term("en", t) for t in en], 1.0))
             lits.update(re.findall(r"[a-z]{3,}", norm))
         if "translate" in self.layers:
             for term in self.thesaurus.to_english(qkeys):
-                views.append(self._en_view(_en_terms(term), boost=0.5))
+                views.append(([Term("en", t) for t in _en_terms(term)], 0.35))
                 lits.update(term.lower().split())
             for term in self.thesaurus.to_japanese(text):
-                views.append(self._view(words(term, self.vocab), boost=0.6))
+                views.append((self._units(words(term, self.vocab)), 0.6))
                 lits.add(normalize(term)[0])
         for rule in _RULE_IN_TEXT.findall(norm):
-            views.append(Term("rule", rule, boost=20.0))
+            views.append(([Term("rule", rule, boost=20.0)], 1.0))
+        views = [(units, b) for units, b in views if units]
         lits.discard("")
-        return (Or(views) if len(views) > 1 else views[0]) if views else None, sorted(lits, key=len, reverse=True)
+        if not views:
+            return None, None, []
+        strict = Or([And(units, boost=b) if len(units) > 1 else _boosted(units[0], b) for units, b in views])
+        loose = Or([_boosted(u, b) for units, b in views for u in units])
+        return strict, loose, sorted(lits, key=len, reverse=True)
 
-    def _unit(self, w: Word) -> Query:
-        alts: list[Query] = [Term("ja", w.key), Term("jt", w.key, boost=1.5), Term("jx", w.key, boost=0.3)]
-        if "reading" in self.layers and w.reading:
-            alts.append(Term("jr", w.reading, boost=0.3))
-        if w.parts:
-            alts.append(And([Term("ja", p) for p, _, _ in w.parts], boost=0.7))
-        return DisjunctionMax(alts, tiebreak=0.1)
-
-    def _view(self, ws: list[Word], boost: float = 1.0) -> Query:
-        units = [self._unit(w) for w in dict((w.key, w) for w in ws).values()]
-        if len(units) == 1:
-            units[0].boost = boost
-            return units[0]
-        return Or([And(units, boost=1.0), Or(units)], boost=boost)
-
-    @staticmethod
-    def _en_view(stems: list[str], boost: float = 1.0) -> Query:
-        units: list[Query] = [
-            DisjunctionMax([Term("en", t), Term("et", t, boost=1.5), Term("ex", t, boost=0.3)], tiebreak=0.1)
-            for t in stems
-        ]
-        if not units:
-            return Or([])
-        if len(units) == 1:
-            units[0].boost = boost
-            return units[0]
-        return Or([And(units), Or(units)], boost=boost)
+    def _units(self, ws: list[Word]) -> list[Query]:
+        """One query per distinct word: its key in the Japanese fields, its reading, its parts."""
+        out = []
+        for w in dict((w.key, w) for w in ws).values():
+            alts: list[Query] = [Term("ja", w.key), Term("jt", w.key, boost=1.5), Term("jx", w.key, boost=0.3)]
+            if "reading" in self.layers and w.reading:
+                alts.append(Term("jr", w.reading, boost=0.3))
+            if w.parts:
+                alts.append(And([Term("ja", p) for p, _, _ in w.parts], boost=0.7))
+            out.append(DisjunctionMax(alts, tiebreak=0.1))
+        return out
 
     @staticmethod
     def _bigram_query(text: str) -> Query | None:
@@ -193,13 +202,13 @@ class Searcher:
             return None
         return And([Term("jb", g) for g in grams[:24]])
 
-    def _exact(self, text: str, docs: set[int]) -> list[int]:
+    @staticmethod
+    def _exact(s, text: str, docs: set[int] | None) -> list[int]:
         """Docs of the clause a rule-number query names (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
         rule = ruleid.normalize(text)
         if ruleid.parse(rule) is None:
             return []
-        s = self._searcher()
-        found = [d for d in s.document_numbers(rule=rule) if d in docs]
+        found = [d for d in s.document_numbers(rule=rule) if docs is None or d in docs]
         english_first = bool(_EN_PREFIX.match(text))
         kinds = {"rule": 0, "term": 1, "article": 2}
 
@@ -210,29 +219,37 @@ class Searcher:
         return sorted(found, key=order)
 
     # -- scope -----------------------------------------------------------------------------
-    def _scope(self, game: str | None, lang: str | None, version: str | None) -> tuple[set[int], str | None]:
-        """Doc numbers in scope (cached) and the label to show (None: each doc's default version)."""
+    def _scope(self, game: str | None, lang: str | None, version: str | None):
+        """(Whoosh searcher, doc numbers in scope or None for all, label to show or None).
+
+        The default scope reads the small current index; a named version reads the full one,
+        filtered on its ``vers`` term. Filters are cached: the index never changes under a Searcher.
+        """
         token, shown = "default", None
         if version and not (version == "latest" and not (game and lang)):
             v = self.store.find_version(version, game, lang) if version != "latest" else self.store.get_version(game, lang, "latest")
             token, shown = str(v.id), v.label
-        key = (token, game, lang)
+        current = token == "default" and self.ix_current is not None
+        s = self._searcher(current)
+        clauses: list[Query] = [] if current else [Term("vers", token)]
+        if game:
+            clauses.append(Term("game", game))
+        if lang:
+            clauses.append(Term("lang", lang))
+        if not clauses:
+            return s, None, shown
+        key = (current, token, game, lang)
         if key not in self._filters:
-            clauses: list[Query] = [Term("vers", token)]
-            if game:
-                clauses.append(Term("game", game))
-            if lang:
-                clauses.append(Term("lang", lang))
             q = And(clauses) if len(clauses) > 1 else clauses[0]
-            self._filters[key] = set(q.docs(self._searcher()))
-        return self._filters[key], shown
+            self._filters[key] = set(q.docs(s))
+        return s, self._filters[key], shown
 
     # -- results ---------------------------------------------------------------------------
     def _hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
         f = s.stored_fields(docnum)
         kind = f["kind"]
         hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": shown or f.get("dver") or None,
-               "rule": f.get("rule") or None, "score": round(score, 3), "also_in": max(0, (f.get("nvers") or 0) - 1)}  # fmt: skip
+               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1)}  # fmt: skip
         if kind == "rule":
             title, text = self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
         elif kind == "term":
@@ -248,6 +265,15 @@ class Searcher:
         snippet, start, marks = snippet_for(body, lits)
         hit.update(title=title, text=text, snippet=snippet, snippet_start=start, highlights=marks)
         return hit
+
+
+def _boosted(q: Query, boost: float) -> Query:
+    q.boost = q.boost * boost
+    return q
+
+
+def _is_rule_query(text: str) -> bool:
+    return ruleid.parse(ruleid.normalize(text)) is not None
 
 
 def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:

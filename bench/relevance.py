@@ -1,0 +1,198 @@
+"""Relevance of rulekb search against SQLite FTS5 (trigram) and plain substring match, per query kind.
+
+    python bench/relevance.py [--store PATH] [--index DIR] [--show-misses]
+
+Builds a KB of every English edition plus all Japanese texts (or reuses ``--store``/``--index``),
+runs bench/queries.tsv and prints MRR@10, Success@1 and Success@5 overall and per kind for rulekb
+(with each search layer added in turn) and for the two baselines, all over the same default scope.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from kb.errors import RulekbError  # noqa: E402
+from kb.store import Store  # noqa: E402
+
+QUERIES = Path(__file__).with_name("queries.tsv")
+LAYER_STEPS = [
+    ("words", frozenset()),
+    ("+reading", frozenset({"reading"})),
+    ("+thesaurus", frozenset({"reading", "thesaurus"})),
+    ("+translate", frozenset({"reading", "thesaurus", "translate"})),
+    ("+bigram (all)", frozenset({"reading", "thesaurus", "translate", "bigram"})),
+]
+
+
+def load_queries(path: Path = QUERIES) -> list[dict]:
+    """The query set: kind, query, expected targets (any counts)."""
+    out = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cols = line.split("\t")
+        if len(cols) < 3:
+            raise SystemExit(f"{path}:{lineno}: expected KIND<TAB>QUERY<TAB>EXPECTED")
+        out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split()})
+    return out
+
+
+def progress(done: int, total: int, what: str) -> None:
+    print(f"\r  {what}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
+
+
+def make_store(path: Path) -> Store:
+    """Ingest the English editions, the Japanese texts, the DM rules and the seeds into ``path``."""
+    from ingest.common import Hints
+    from kb import order
+    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
+
+    shared = ROOT.parent / "shared" / "corpora"
+    files = [(str(p), Hints()) for d in ("cr-en", "cr-ja", "dm-rules") for p in sorted((shared / d).glob("*.*"))]
+    for e in read_manifest(BUNDLED_CORPUS):
+        files.append((str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version)))
+    store = Store.create(str(path))
+    for i, (p, hints) in enumerate(files, 1):
+        ingest_into(store, p, hints)
+        progress(i, len(files), "ingest")
+    order.place_undated(store)
+    store.commit()
+    print(file=sys.stderr)
+    return store
+
+
+def matches(hit: dict, target: str) -> bool:
+    """Does a hit satisfy one expected target (game:rule, game/lang:rule, article:TITLE)?"""
+    where, _, what = target.partition(":")
+    if where == "article":
+        return hit["kind"] == "article" and hit["title"] == what
+    game, _, lang = where.partition("/")
+    return hit["game"] == game and hit["rule"] == what and (not lang or hit["lang"] == lang)
+
+
+def rank_of(hits: list[dict], expected: list[str]) -> int | None:
+    for i, h in enumerate(hits[:10], 1):
+        if any(matches(h, t) for t in expected):
+            return i
+    return None
+
+
+class Baselines:
+    """FTS5 trigram and substring search over the same default-scope documents rulekb searches."""
+
+    def __init__(self, store: Store):
+        from kb.index import _glossary, default_scope
+
+        docs = []
+        for (game, lang, rule), (_vid, h) in default_scope(store).items():
+            title, text = store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (h,)).fetchone()
+            docs.append({"kind": "rule", "game": game, "lang": lang, "rule": rule, "title": title, "body": f"{title}\n{text}"})
+        gl = {v.id: (v.game, v.lang) for v in store.versions()}
+        for t in _glossary(store, gl):
+            if t["dver"]:
+                docs.append({"kind": "term", "game": t["game"], "lang": t["lang"], "rule": t["rule"] or "",
+                             "title": t["term"], "body": f"{t['term']}\n{t['english'] or ''}\n{t['definition'] or ''}"})  # fmt: skip
+        for a in store.articles():
+            docs.append({"kind": "article", "game": a["game"], "lang": a["lang"], "rule": (a["cites"] or [""])[0],
+                         "title": a["title"], "body": f"{a['title']}\n{a['text']}"})  # fmt: skip
+        self.docs = docs
+        self.lower = [d["body"].lower() for d in docs]
+        self.db = sqlite3.connect(":memory:")
+        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='trigram')")
+        self.db.executemany("INSERT INTO t(rowid, body) VALUES(?, ?)", [(i, d["body"]) for i, d in enumerate(docs)])
+
+    def fts5(self, q: str) -> list[dict]:
+        terms = " ".join('"' + w.replace('"', '""') + '"' for w in q.split())
+        try:
+            rows = self.db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (terms,)).fetchall()
+        except sqlite3.Error:
+            return []
+        return [self.docs[r[0]] for r in rows]
+
+    def substring(self, q: str) -> list[dict]:
+        needle = q.lower().strip()
+        scored = [(-body.count(needle), i) for i, body in enumerate(self.lower) if needle in body]
+        return [self.docs[i] for _, i in sorted(scored)[:10]]
+
+
+def evaluate(name: str, run, queries: list[dict], misses: bool = False) -> dict:
+    per: dict[str, list[int | None]] = defaultdict(list)
+    for q in queries:
+        try:
+            hits = run(q["query"])
+        except RulekbError:
+            hits = []
+        r = rank_of(hits, q["expected"])
+        per[q["kind"]].append(r)
+        if misses and r != 1:
+            got = ", ".join(f"{h['game']}:{h['rule'] or h['title']}" for h in hits[:3])
+            print(f"    [{name}] {q['kind']:10} {q['query']}: rank {r} (want {' '.join(q['expected'])}; got {got})")
+    return per
+
+
+def metrics(ranks: list[int | None]) -> tuple[float, float, float]:
+    n = len(ranks) or 1
+    mrr = sum(1 / r for r in ranks if r) / n
+    return mrr, sum(1 for r in ranks if r == 1) / n, sum(1 for r in ranks if r and r <= 5) / n
+
+
+def report(results: dict[str, dict[str, list]], kinds: list[str]) -> None:
+    names = list(results)
+    print(f"{'MRR@10 by kind':14} " + " ".join(f"{n[:14]:>14}" for n in names))
+    for kind in kinds + ["ALL"]:
+        row = []
+        for n in names:
+            ranks = [r for k, rs in results[n].items() for r in rs] if kind == "ALL" else results[n][kind]
+            row.append(metrics(ranks)[0])
+        print(f"{kind + ' (' + str(len(results[names[0]].get(kind, [])) or '') + ')':14} " + " ".join(f"{v:14.3f}" for v in row))
+    print()
+    print(f"{'overall':14} {'MRR@10':>8} {'S@1':>6} {'S@5':>6}")
+    for n in names:
+        m = metrics([r for rs in results[n].values() for r in rs])
+        print(f"{n[:14]:14} {m[0]:8.3f} {m[1]:6.3f} {m[2]:6.3f}")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--store", help="reuse (or create) the ingested store at this path")
+    ap.add_argument("--index", help="reuse (or build) the index in this directory")
+    ap.add_argument("--show-misses", action="store_true", help="list queries not answered first")
+    args = ap.parse_args()
+    from kb.index import build_index
+    from kb.search import Searcher
+
+    queries = load_queries()
+    kinds = list(dict.fromkeys(q["kind"] for q in queries))
+    with tempfile.TemporaryDirectory() as tmp:
+        spath = Path(args.store) if args.store else Path(tmp) / "kb.sqlite"
+        store = Store.open(str(spath)) if spath.exists() else make_store(spath)
+        ipath = Path(args.index) if args.index else Path(tmp) / "index"
+        if not ipath.exists():
+            t0 = time.perf_counter()
+            build_index(store, ipath, progress)
+            print(f"\n  index built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        results: dict[str, dict] = {}
+        for name, layers in LAYER_STEPS:
+            s = Searcher(store, ipath, layers=layers)
+            results[f"rulekb {name}"] = evaluate(name, lambda q, s=s: s.search(q, limit=10), queries,
+                                                 misses=args.show_misses and name.endswith("(all)"))  # fmt: skip
+        base = Baselines(store)
+        results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)
+        results["substring"] = evaluate("substring", base.substring, queries)
+        print(f"{len(queries)} queries, {len(base.docs)} documents in the default scope\n")
+        report(results, kinds)
+        store.close()
+
+
+if __name__ == "__main__":
+    main()
