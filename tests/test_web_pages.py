@@ -201,3 +201,46 @@ def test_tests_page_without_saved_links(client):
 def test_every_html_page_links_its_json_twin(client):
     page = html(client, "/mtg/ja/20231117.0/509.1")
     assert 'class="json" href="/api/mtg/ja/20231117.0/509.1"' in page
+
+
+SAVED_LINKS = {
+    "against": "20240607",
+    "citations": [
+        {"file": "tests/test_combat.py", "line": 12, "test": "tests/test_combat.py::test_blockers", "rule": "509.1",
+         "raw": "CR 509.1", "status": "ok", "result": "pass", "suggest": [], "note": ""},
+        {"file": "tests/test_combat.py", "line": 30, "test": "tests/test_combat.py::test_requirements", "rule": "509.1c",
+         "raw": "CR 509.1c", "status": "orphan", "suggest": ["509.1d"], "note": "509.1c was renumbered"},
+    ],
+    "coverage": {"total": 4, "covered": 1, "percent": 25.0, "tests": 2, "tests_citing": 2,
+                 "sections": [{"section": "5", "title": "Turn Structure", "total": 4, "covered": 1, "percent": 25.0}],
+                 "uncovered": ["509.1a", "509.1d", "509.2"]},
+}
+
+
+def test_tests_page_with_saved_links(client, monkeypatch):
+    from web import services
+
+    monkeypatch.setattr(services, "links_saved", lambda store: SAVED_LINKS)
+    app = create_app(client.application.extensions["rulekb"].home.path)  # a fresh per-generation cache
+    c = app.test_client()
+    data = c.get("/api/tests").get_json()
+    assert data["saved"] is True and data["status_counts"] == {"ok": 1, "orphan": 1}
+    orphan = data["problems"]["orphan"][0]
+    assert orphan["url"] is None and orphan["suggest_urls"][0]["url"] == "/mtg/en/20240607/509.1d"
+    assert orphan["suggest_urls"][0]["text"].startswith("The defending player checks each creature")
+    assert data["coverage_rows"] == [{"section": "5", "title": "Turn Structure", "covered": 1, "total": 4}]
+    page = c.get("/tests").get_data(as_text=True)
+    assert "網羅率 <b>25.0%</b>" in page and 'href="/mtg/en/20240607/509.1d"' in page
+    assert 'href="/mtg/en/20240607/509.2"' in page  # uncovered clauses are listed
+
+
+def test_clause_lists_the_tests_citing_it(client, monkeypatch):
+    from web import services
+
+    cites = [c for c in SAVED_LINKS["citations"] if c["rule"] == "509.1"]
+    monkeypatch.setattr(services, "citations_for", lambda store, game, rule: cites if rule == "509.1" else [])
+    app = create_app(client.application.extensions["rulekb"].home.path)
+    data = app.test_client().get("/api/mtg/en/20231117/509.1").get_json()
+    assert [(t["test"], t["status"], t["result"]) for t in data["tests"]] == [("tests/test_combat.py::test_blockers", "ok", "pass")]
+    page = app.test_client().get("/mtg/en/20231117/509.1").get_data(as_text=True)
+    assert "tests/test_combat.py::test_blockers" in page and '<span class="status ok">ok</span>' in page

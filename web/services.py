@@ -27,6 +27,8 @@ def _call(module: str, func: str, *args, **kwargs) -> Any:
         raise Unavailable(f"{module}.{func} is not available in this build") from None
     try:
         return fn(*args, **kwargs)
+    except ImportError:  # the service's own modules are not all there yet
+        raise Unavailable(f"{module}.{func} is not available in this build") from None
     except RulekbError:
         raise  # the user's parameters were wrong: the view answers 400/404
     except Exception as exc:  # one broken section must not take the whole page down

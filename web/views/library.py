@@ -7,21 +7,50 @@ from urllib.parse import urlencode
 
 from flask import Blueprint, abort, current_app
 
+from kb.errors import NotFound
 from kb.model import GAMES, LANGS
 from web import services
-from web.pages import arg, arg_choice, arg_int, clause_url, generation, store, twin
+from web.pages import arg, arg_choice, arg_int, clause_url, generation, store, twin, version_json
+from web.text import excerpt
 
 bp = Blueprint("library", __name__)
 
 PROBLEMS = ("stale", "orphan", "mismatch")
 
 
-def _citation(game: str, c: dict, against: str | None) -> dict:
+def _against(s, game: str, against: str | None):
+    """The version citations were resolved against (English first: engines cite the English rules)."""
+    for lang in ("en", "ja"):
+        try:
+            return s.get_version(game, lang, against or "latest")
+        except NotFound:
+            continue
+    return None
+
+
+def _citation(game: str, c: dict, v) -> dict:
     out = dict(c)
+    lang, label = (v.lang, v.label) if v is not None else ("en", "latest")
     rule = c.get("rule")
-    out["url"] = clause_url(game, "en" if c.get("lang") == "en" else "ja", "latest", rule) if rule else None
-    out["suggest_urls"] = [{"rule": r, "url": clause_url(game, "ja", "latest", r)} for r in c.get("suggest") or []]
+    out["url"] = clause_url(game, lang, label, rule) if rule and c.get("status") != "orphan" else None
+    out["suggest_urls"] = [{"rule": r, "url": clause_url(game, lang, label, r)} for r in c.get("suggest") or []]
     return out
+
+
+def _add_clause_texts(s, v, cites: list[dict]) -> None:
+    """Give each problem citation the text it points at and the texts of the suggested clauses."""
+    texts: dict[str, str] = {}
+
+    def text(rule: str) -> str:
+        if rule not in texts:
+            n = s.node(v, rule) if rule else None
+            texts[rule] = excerpt(n.title or n.text, 120) if n else ""
+        return texts[rule]
+
+    for c in cites:
+        c["clause_text"] = text(c.get("rule") or "")
+        for sug in c["suggest_urls"]:
+            sug["text"] = text(sug["rule"])
 
 
 def _coverage_rows(coverage: dict) -> list[dict]:
@@ -31,8 +60,8 @@ def _coverage_rows(coverage: dict) -> list[dict]:
     rows = []
     for key, value in items:
         if isinstance(value, dict):
-            rows.append({"section": value.get("section", key), "covered": value.get("covered", 0),
-                         "total": value.get("total", 0)})  # fmt: skip
+            rows.append({"section": value.get("section", key), "title": value.get("title", ""),
+                         "covered": value.get("covered", 0), "total": value.get("total", 0)})  # fmt: skip
     return rows
 
 
@@ -52,10 +81,14 @@ def tests():
             return ctx
         game = saved.get("game") or "mtg"
         against = saved.get("against")
-        cites = [_citation(game, c, against) for c in saved.get("citations", [])]
+        v = _against(store(), game, against)
+        cites = [_citation(game, c, v) for c in saved.get("citations", [])]
+        if v is not None:
+            _add_clause_texts(store(), v, [c for c in cites if c.get("status") in PROBLEMS])
         coverage = saved.get("coverage") or {}
         return {
             **ctx, "saved": True, "game": game, "against": against, "coverage": coverage,
+            "against_version": version_json(v) if v is not None else None,
             "coverage_rows": _coverage_rows(coverage), "uncovered": list(coverage.get("uncovered") or []),
             "citations": cites, "status_counts": dict(Counter(c.get("status") for c in cites)),
             "problems": {k: [c for c in cites if c.get("status") == k] for k in PROBLEMS},
