@@ -65,3 +65,10 @@ def test_xml_that_is_not_junit_is_refused(tmp_path):
     f.write_text("<project><modelVersion>4.0.0</modelVersion></project>")
     with pytest.raises(InputError, match="not JUnit XML"):
         junit.read(str(f))
+
+
+def test_rust_and_go_cases_match_by_path_or_unique_name():
+    tests = scan_tree([str(FIXTURES / "rust"), str(FIXTURES / "go")]).tests
+    cases = [junit.Case("engine-crate", "tests::assigns_lethal_damage_first", "fail"),
+             junit.Case("github.com/example/engine", "TestUntap", "pass")]  # fmt: skip
+    assert junit.results(cases, tests) == {"tests::assigns_lethal_damage_first": "fail", "TestUntap": "pass"}

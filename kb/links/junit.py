@@ -59,6 +59,7 @@ def results(cases: list[Case], tests: list[FoundTest]) -> dict[str, str]:
     exact: dict[tuple[str, str], list[FoundTest]] = {}
     by_tail: dict[tuple[str, str], list[FoundTest]] = {}
     by_name: dict[str, list[FoundTest]] = {}
+    by_id = {t.id: [t] for t in tests}  # cargo nextest / jest name cases by the full test path
     for t in tests:
         exact.setdefault((t.classname, t.name), []).append(t)
         by_tail.setdefault((_tail(t.classname), t.name), []).append(t)
@@ -67,7 +68,7 @@ def results(cases: list[Case], tests: list[FoundTest]) -> dict[str, str]:
     for case in cases:
         name = _bare(case.name)
         hits = (exact.get((case.classname, name)) or exact.get((case.classname, case.name))
-                or by_tail.get((_tail(case.classname), name)))  # fmt: skip
+                or by_tail.get((_tail(case.classname), name)) or by_id.get(name))  # fmt: skip
         if not hits:
             only = by_name.get(name) or by_name.get(case.name) or []
             hits = only if len(only) == 1 else []

@@ -50,6 +50,7 @@ class Resolver:
         self._keywords: dict[str, set[tuple[int, str]]] | None = None
         self._nodes: list[NodeRecord] | None = None
         self._words: list[tuple[str, frozenset[str]]] | None = None
+        self._keyword_re: re.Pattern | None = None
 
     # -- lookups ---------------------------------------------------------------------------
     def node(self, rule: str, version: VersionInfo) -> NodeRecord | None:
@@ -217,8 +218,11 @@ class Resolver:
         """Keyword-ability titles the citation's context names."""
         if not cite.rule.startswith("702."):
             return []
-        text = cite.context.lower()
-        return [kw for kw in self.keywords() if re.search(rf"(?<![a-z]){re.escape(kw)}(?:s|ed|ing)?(?![a-z])", text)]
+        if self._keyword_re is None:
+            names = sorted(self.keywords(), key=len, reverse=True)
+            alternation = "|".join(re.escape(kw) for kw in names) or "(?!)"
+            self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?:s|ed|ing)?(?![a-z])")
+        return list(dict.fromkeys(m.group(1) for m in self._keyword_re.finditer(cite.context.lower())))
 
     # -- one citation ----------------------------------------------------------------------
     def resolve(self, cite: Cite, siblings: list[str]) -> dict:

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+
+from kb.errors import InputError
 
 LANGUAGES = {
     ".py": "python", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".cs": "csharp", ".rs": "rust",
     ".go": "go", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".js": "javascript",
     ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".feature": "gherkin",
 }  # fmt: skip
+MAX_BYTES = 4 * 1024 * 1024
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", "bin", "obj", "dist", "out",
              "__pycache__", ".venv", "venv", ".tox", ".gradle", ".idea", ".mypy_cache", ".pytest_cache"}  # fmt: skip
 
@@ -54,11 +58,10 @@ class SourceFile:
     code: str = ""
     regions: list[Region] = field(default_factory=list)
     _line_starts: list[int] = field(default_factory=list, repr=False)
+    starts: dict[int, Region] | None = field(default=None, repr=False)  # region by offset, built on demand
 
     def line_of(self, offset: int) -> int:
         """1-based line number of an offset."""
-        import bisect
-
         if not self._line_starts:
             self._line_starts = [0] + [m.end() for m in re.finditer("\n", self.text)]
         return bisect.bisect_right(self._line_starts, offset)
@@ -106,8 +109,13 @@ def read_source(path: str, rel: str) -> SourceFile | None:
     language = language_of(path)
     if language is None:
         return None
-    with open(path, "rb") as fh:
-        data = fh.read()
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+    if len(data) > MAX_BYTES or b"\0" in data[:4096]:
+        return None  # generated bundles and binaries hold no hand-written citations
     text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     return lex(SourceFile(path, rel, language, text))
 
@@ -120,8 +128,6 @@ def walk(paths: list[str]) -> Iterator[tuple[str, str]]:
                 yield root, os.path.basename(root)
             continue
         if not os.path.isdir(root):
-            from kb.errors import InputError
-
             raise InputError("no such file or directory", path=root)
         found = []
         for dirpath, dirnames, filenames in os.walk(root):

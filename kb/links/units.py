@@ -40,10 +40,12 @@ _TEST_MARK = {
 
 def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[str, str] | None:
     """("class"|"function"|"js-class"|"js-test", name) for the text before a ``{``."""
-    tail = decl.rstrip()
+    full = decl.rstrip()
+    tail = full[-600:]  # a declaration's head is short; long initialisers would make the search quadratic
+    tail_start = decl_end - len(decl) + len(full) - len(tail)
     if language in ("typescript", "javascript"):
         for m in reversed(list(_JS_CALL.finditer(tail))):
-            name = _string_at(src, decl_end - len(decl) + m.end())
+            name = _string_at(src, tail_start + m.end())
             if name is not None:
                 return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
     m = _CLASS.search(tail)
@@ -63,12 +65,10 @@ def _string_at(src: SourceFile, offset: int) -> str | None:
     """The string literal starting at ``offset`` (after spaces), unquoted."""
     while offset < len(src.text) and src.text[offset] in " \t\n":
         offset += 1
-    for r in src.regions:
-        if r.start == offset and r.kind == "string":
-            return r.text[1:-1]
-        if r.start > offset:
-            break
-    return None
+    if src.starts is None:
+        src.starts = {r.start: r for r in src.regions}
+    r = src.starts.get(offset)
+    return r.text[1:-1] if r is not None and r.kind == "string" else None
 
 
 def _is_test(frame: Frame, decl: str, language: str) -> bool:
