@@ -193,3 +193,25 @@ def test_dm_range_and_mtg_range():
     assert [f.rule for f in forms.find_ids("総合ゲームルール 819.1")] == ["819.1"]
     assert [f.rule for f in forms.find_ids("rule 819.1")] == ["819.1"]
     assert forms.find_ids("rule 906.1") == []
+
+
+def test_binaries_and_other_files_are_skipped(tmp_path):
+    (tmp_path / "blob_test.py").write_bytes(b"# CR 509.1c\x00\x01\x02")
+    (tmp_path / "notes.txt").write_text("CR 509.1c")
+    (tmp_path / "node_modules").mkdir()
+    (tmp_path / "node_modules" / "lib.test.js").write_text("// CR 509.1c")
+    (tmp_path / "ok_test.py").write_bytes(b"\xef\xbb\xbfdef test_a():\r\n    # CR 509.1c\r\n    pass\r\n")
+    assert _rows(scan([str(tmp_path)])) == [("ok_test.py", 2, "ok_test.py::test_a", "509.1c", "test")]
+
+
+def test_python_decorators_over_several_lines_belong_to_the_test(tmp_path):
+    (tmp_path / "test_deco.py").write_text(
+        "def helper():\n    return 1\n    # CR 120.3 at the end of a helper\n"
+        "@pytest.mark.parametrize(\n    'n',\n    [1, 2],  # CR 702.19b\n)\n@pytest.mark.rule('509.1c')\n"
+        "def test_x(n):\n    pass\n"
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("test_deco.py", 3, "", "120.3", "code"),
+        ("test_deco.py", 6, "test_deco.py::test_x", "702.19b", "test"),
+        ("test_deco.py", 8, "test_deco.py::test_x", "509.1c", "test"),
+    ]

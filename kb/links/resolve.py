@@ -37,6 +37,9 @@ class Resolver:
         self.lang = pick_lang(store, game)
         if self.lang is None:
             raise NotFound(f"no versions of {game} in the knowledge base")
+        if against and against != "latest" and not any(v.label == against for v in store.versions(game, self.lang)):
+            # A Japanese label (20231117.0) names its own language's version.
+            self.lang = next((v.lang for v in store.versions(game) if v.label == against), self.lang)
         self.chain = store.versions(game, self.lang)
         if against and against != "latest":
             self.against = next((v for v in self.chain if v.label == against), None)

@@ -120,6 +120,25 @@ def _name_pos(decl: str, name: str, base: int) -> int:
 _PY_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.MULTILINE)
 
 
+def _leading_lines(lines: list[str], text_lines: list[str], lineno: int, indent: int) -> int:
+    """First line of a def's decorators and the comments right above it (0-based)."""
+    first = lineno
+    for i in range(lineno - 1, max(-1, lineno - 60), -1):
+        code, text = lines[i].strip(), text_lines[i].strip()
+        if not text:
+            break  # a blank line ends what belongs to the def
+        if code.startswith("@"):
+            first = i
+        elif not code and text.startswith("#"):
+            if first == i + 1 and len(text_lines[i]) - len(text_lines[i].lstrip()) <= indent:
+                first = i  # a comment at the def's own indentation, right above it
+        elif not code or code[0] in ")]}" or len(lines[i]) - len(lines[i].lstrip()) > indent:
+            continue  # maybe inside a decorator's arguments: kept only if an @ line comes above
+        else:
+            break
+    return first
+
+
 def python_frames(src: SourceFile) -> list[Frame]:
     """Frames of a Python file, from indentation of the masked code."""
     code = src.code
@@ -133,17 +152,7 @@ def python_frames(src: SourceFile) -> list[Frame]:
     for m in _PY_DEF.finditer(code):
         indent = len(m.group(1).expandtabs())
         lineno = code.count("\n", 0, m.start())
-        # Decorators and the comments right above a def belong to it.
-        first = lineno
-        while first > 0:
-            prev_code, prev_text = lines[first - 1].strip(), text_lines[first - 1].strip()
-            if prev_code.startswith("@") or (not prev_code and prev_text.startswith("#")) or (
-                    not prev_code and prev_text and first < lineno and lines[first].strip().startswith("@")):
-                first -= 1
-            elif not prev_code and prev_text and prev_text[0] in "\"')" and first - 1 > 0 and lines[first - 2].strip().startswith("@"):
-                first -= 1  # continuation of a decorator's string argument
-            else:
-                break
+        first = _leading_lines(lines, text_lines, lineno, indent)
         end_line = lineno + 1
         while end_line < len(lines):
             s = lines[end_line]
