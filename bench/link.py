@@ -38,7 +38,7 @@ class TestCase{n}:
 '''
 _PY_TAIL = "".join(f"\n    def test_filler_{i}(self):\n        assert {i} + 1 > {i}\n" for i in range(12))
 
-_JAVA = '''package gen;
+_JAVA = """package gen;
 
 import org.junit.Test;
 
@@ -52,17 +52,22 @@ public class Gen{n}Test extends Base {{
         // {r2}
         assertEquals(290.2, life(), 0.0);
     }}
-'''
-_JAVA_TAIL = "".join(f"\n    @Test\n    public void filler{i}() {{\n        assertEquals({i}, {i});\n    }}\n" for i in range(12)) + "}\n"
+"""
+_JAVA_TAIL = (
+    "".join(
+        f"\n    @Test\n    public void filler{i}() {{\n        assertEquals({i}, {i});\n    }}\n" for i in range(12)
+    )
+    + "}\n"
+)
 
-_TS = '''import {{ describe, it, expect }} from "vitest";
+_TS = """import {{ describe, it, expect }} from "vitest";
 
 describe("generated {n} (CR {r0})", () => {{
   it("applies (CR {r1})", () => {{
     // 総合ルール {r2}
     expect(290.2).toBe(290.2);
   }});
-'''
+"""
 _TS_TAIL = "".join(f'  it("filler {i}", () => {{ expect({i}).toBe({i}); }});\n' for i in range(12)) + "});\n"
 
 _TEMPLATES = [("py", _PY, _PY_TAIL), ("java", _JAVA, _JAVA_TAIL), ("test.ts", _TS, _TS_TAIL)]
@@ -100,7 +105,9 @@ def main(argv: list[str] | None = None) -> int:
         for label, path in trees:
             files, cites, tests, secs = measure(path)
             worst = max(worst, secs) if label.startswith("generated") else worst
-            print(f"{label}: {files} files, {tests} tests, {cites} citations in {secs:.2f} s = {files / secs:,.0f} files/s")
+            print(
+                f"{label}: {files} files, {tests} tests, {cites} citations in {secs:.2f} s = {files / secs:,.0f} files/s"
+            )
     print(f"target < 5 s for the generated tree: {'met' if worst < 5 else 'MISSED'}")
     return 0
 

@@ -43,7 +43,11 @@ def test_results_match_the_scanned_tests_of_each_runner():
 
 def test_a_failing_parameter_fails_the_test():
     t = FoundTest("m.py::test_x", "m.py", 1, "m", "test_x", "python")
-    cases = [junit.Case("m", "test_x[a]", "pass"), junit.Case("m", "test_x[b]", "fail"), junit.Case("m", "test_x[c]", "skip")]
+    cases = [
+        junit.Case("m", "test_x[a]", "pass"),
+        junit.Case("m", "test_x[b]", "fail"),
+        junit.Case("m", "test_x[c]", "skip"),
+    ]
     assert junit.results(cases, [t]) == {"m.py::test_x": "fail"}
 
 

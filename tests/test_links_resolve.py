@@ -98,8 +98,14 @@ def test_fixture_tree_statuses_against_2026(store):
         (("BattleCryTest.java", 6, "702.90a", "BattleCryTest#test_104_3b_zero_life"), "mismatch"),
         (("BattleCryTest.java", 28, "708.4b", ""), "orphan"),
         (("blockers.test.ts", 9, "506.1", "declare blockers 509 (CR 509.1) > orders blockers"), "orphan"),
-        (("test_battle_cry.py", 5, "702.90a", "staleness/test_battle_cry.py::test_battle_cry_pumps_other_attackers"), "stale"),
-        (("test_battle_cry.py", 10, "702.90a", "staleness/test_battle_cry.py::test_exalted_on_a_lone_attacker"), "mismatch"),
+        (
+            ("test_battle_cry.py", 5, "702.90a", "staleness/test_battle_cry.py::test_battle_cry_pumps_other_attackers"),
+            "stale",
+        ),
+        (
+            ("test_battle_cry.py", 10, "702.90a", "staleness/test_battle_cry.py::test_exalted_on_a_lone_attacker"),
+            "mismatch",
+        ),
         (("test_combat.py", 30, "800.4a", "python/tests/test_combat.py::test_Rules_111_4_Example1"), "stale"),
         (("test_combat.py", 39, "506.1", "python/tests/test_combat.py::test_japanese"), "orphan"),
     ]

@@ -49,7 +49,9 @@ def coverage(citations: list[dict], tests: list[FoundTest], store: Store | None 
         section = rule[0]
         cited = n.rule in clauses
         for key, bucket, title in ((section, sections, titles.get(section, "")), (rule, rules, titles.get(rule, ""))):
-            entry = bucket.setdefault(key, {"title": title, "total": 0, "covered": 0, "covered_clauses": [], "uncovered": []})
+            entry = bucket.setdefault(
+                key, {"title": title, "total": 0, "covered": 0, "covered_clauses": [], "uncovered": []}
+            )
             entry["total"] += 1
             entry["covered"] += cited
             if bucket is rules:

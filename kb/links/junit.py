@@ -31,7 +31,9 @@ def read(path: str) -> list[Case]:
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if root.tag not in ("testsuites", "testsuite"):
-        raise InputError(f"not JUnit XML (root element <{root.tag}>, expected <testsuites> or <testsuite>)", path=path, line=1)
+        raise InputError(
+            f"not JUnit XML (root element <{root.tag}>, expected <testsuites> or <testsuite>)", path=path, line=1
+        )
     cases = []
     for tc in root.iter("testcase"):
         tags = {child.tag for child in tc}

@@ -210,7 +210,9 @@ class Resolver:
 
     def quote_targets(self, cite: Cite) -> list[str]:
         """Clauses of the against version holding the text the citation quotes."""
-        said = [_norm(q) for q in forms.quotes(scanner.prose(scanner.Region("comment", 0, cite.context))) if len(q) >= 15]
+        said = [
+            _norm(q) for q in forms.quotes(scanner.prose(scanner.Region("comment", 0, cite.context))) if len(q) >= 15
+        ]
         if not said:
             return []
         if self._nodes is None:
@@ -239,7 +241,9 @@ class Resolver:
         if node_a is None:
             status = "orphan"
             base = written if node_w else self.last_holding(cite.rule)
-            notes.append(f"{cite.rule} is not in {A.label}" + (f" (last in {base.label})" if base else " (in no version)"))
+            notes.append(
+                f"{cite.rule} is not in {A.label}" + (f" (last in {base.label})" if base else " (in no version)")
+            )
         else:
             base = A
             agree_a, keywords = self.agrees(cite, A, siblings)
@@ -255,16 +259,23 @@ class Resolver:
             elif agree_a is False:
                 status = "mismatch"
                 what = ", ".join(keywords) if keywords else "the quoted text"
-                notes.append(f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}")
+                notes.append(
+                    f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}"
+                )
             else:
                 status = "ok"
         if written is None and cite.written:
             notes.append(f"written {cite.written}, before every stored edition")
         # The window of the text the citation means: the written edition's when it went stale.
-        window = self.window(cite.rule, base) if base and status != "mismatch" else (
-            self.window(cite.rule, A) if node_a else (None, None))
+        window = (
+            self.window(cite.rule, base)
+            if base and status != "mismatch"
+            else (self.window(cite.rule, A) if node_a else (None, None))
+        )
         if status == "orphan":
-            keywords = [kw for kw in self.named(cite) if kw != self.title_of(cite.rule, base)] if base else self.named(cite)
+            keywords = (
+                [kw for kw in self.named(cite) if kw != self.title_of(cite.rule, base)] if base else self.named(cite)
+            )
         suggest = [] if status == "ok" else self.suggest(cite.rule, base, keywords, moved=status in ("orphan", "stale"))
         if status != "ok":
             suggest = list(dict.fromkeys([*self.quote_targets(cite), *suggest]))[:3]

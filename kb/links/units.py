@@ -25,7 +25,9 @@ class Frame:
     classname: str = ""  # for JUnit matching
 
 
-_CLASS = re.compile(r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)")
+_CLASS = re.compile(
+    r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
+)
 _FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\(([^()]|\([^()]*\))*\)\s*(?:(?:->|:|throws|where)[^{};]*)?$")
 _CONTROL = {"if", "for", "while", "switch", "catch", "synchronized", "using", "lock", "foreach", "fixed", "when",
             "try", "else", "do", "return", "new", "match", "loop", "unsafe", "select", "go", "defer", "function"}  # fmt: skip
@@ -49,7 +51,7 @@ def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[
             if name is not None:
                 return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
     m = _CLASS.search(tail)
-    if m and m.group(1) != "namespace" and not _FUNC.search(tail[m.end():]):
+    if m and m.group(1) != "namespace" and not _FUNC.search(tail[m.end() :]):
         return "class", m.group(2)
     m = _FUNC.search(tail)
     if m:
@@ -204,7 +206,16 @@ def gherkin_frames(src: SourceFile) -> list[Frame]:
         elif keyword in ("Background", "Rule") or feature is None:
             continue
         else:
-            sc = Frame("function", name or keyword, start, m.end(), len(text), src.line_of(m.start()), test=True, parent=feature)
+            sc = Frame(
+                "function",
+                name or keyword,
+                start,
+                m.end(),
+                len(text),
+                src.line_of(m.start()),
+                test=True,
+                parent=feature,
+            )
             feature.children.append(sc)
             scenarios.append(sc)
     return [feature] if feature else []
