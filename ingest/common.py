@@ -26,13 +26,14 @@ _ID = r"[1-9]\d{2}(?:\.\d{1,3}(?:[a-kmnp-z]{1,2})?)?"
 # Word boundaries are ASCII: Japanese runs straight on from an id ("506.1により"), and \w would refuse it.
 _ID_DOTTED = re.compile(r"(?<![0-9A-Za-z_.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![0-9A-Za-z_]|\.\d)")
 # "rule 728〔不正な処理の扱い〕参照", "rules 509.1-3", "rule 601.2a–h", "section 5"
+_RANGE_END = r"(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z])(?![0-9A-Za-z_]))"
 _RULE_WORD = re.compile(
     r"(?i)(?:rules?|sections?|総合ゲームルール|総合ルール|ルール)\s*"
     r"(?P<first>" + _ID + r"|\d)(?![0-9A-Za-z_])"
-    r"(?P<range>\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z]))?"
-    r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + r")*)"
+    r"(?P<range>" + _RANGE_END + r")?"
+    r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + _RANGE_END + r"?)*)"
 )
-_TAIL_ID = re.compile(_ID)
+_TAIL_ID = re.compile(r"(?P<first>" + _ID + r")(?P<range>" + _RANGE_END + r")?")
 
 
 def _expand_range(first: str, rng: str) -> list[str]:
@@ -76,8 +77,9 @@ def find_references(text: str) -> list[Reference]:
             raw += t.group(0)
         for rule in _expand_range(m.group("first"), m.group("range") or ""):
             add(rule, raw, start, start + len(raw))
-        for extra in _TAIL_ID.findall(m.group("more") or ""):
-            add(extra, raw, start, start + len(raw))
+        for extra in _TAIL_ID.finditer(m.group("more") or ""):
+            for rule in _expand_range(extra.group("first"), extra.group("range") or ""):
+                add(rule, raw, start, start + len(raw))
         covered.append((start, end))
     for m in _ID_DOTTED.finditer(text):
         if any(s <= m.start() < e for s, e in covered):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -13,6 +14,7 @@ RULE_ID_RE = re.compile(r"^(?P<rule>[1-9]\d{2}|000)(?:\.(?P<num>\d{1,3})(?P<sub>
 SUB_LETTERS = "abcdefghijkmnpqrstuvwxyz"
 
 
+@functools.lru_cache(maxsize=65536)
 def normalize(raw: str) -> str:
     """Canonical form of a user-typed id: NFKC, lower case, no trailing period or prefix."""
     s = unicodedata.normalize("NFKC", raw).strip().lower()
@@ -21,6 +23,7 @@ def normalize(raw: str) -> str:
     return s
 
 
+@functools.lru_cache(maxsize=65536)
 def parse(raw: str) -> tuple[int, int | None, int | None, str] | None:
     """Split an id into (section, rule, clause number, letters); None if it is not an id."""
     m = RULE_ID_RE.match(normalize(raw))
@@ -84,6 +87,7 @@ def ancestors(rule: str) -> list[str]:
     return chain[::-1]
 
 
+@functools.lru_cache(maxsize=65536)
 def sort_key(rule: str) -> tuple:
     """Document order: 5 < 509 < 509.1 < 509.1a < 509.1z < 509.1aa < 509.2 < 509.10."""
     p = parse(rule)
