@@ -315,3 +315,17 @@ def test_python_decorators_over_several_lines_belong_to_the_test(tmp_path):
         ("test_deco.py", 6, "test_deco.py::test_x", "702.19b", "test"),
         ("test_deco.py", 8, "test_deco.py::test_x", "509.1c", "test"),
     ]
+
+
+def test_kotlin_expression_body_and_js_each(tmp_path):
+    (tmp_path / "CombatTest.kt").write_text(
+        "class CombatTest {\n    @Test\n    fun blocks() = runTest {\n        // 509.1a\n    }\n}\n"
+    )
+    (tmp_path / "each.test.js").write_text(
+        'describe("x", () => {\n  test.each([1, 2])("case %s (CR 702.19b)", (n) => {\n    // 702.19c\n  });\n});\n'
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("CombatTest.kt", 4, "CombatTest#blocks", "509.1a", "test"),
+        ("each.test.js", 2, "x > case %s (CR 702.19b)", "702.19b", "test"),
+        ("each.test.js", 3, "x > case %s (CR 702.19b)", "702.19c", "test"),
+    ]

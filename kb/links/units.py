@@ -29,6 +29,10 @@ _CLASS = re.compile(
     r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
 )
 _FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\(([^()]|\([^()]*\))*\)\s*(?:(?:->|:|throws|where)[^{};]*)?$")
+# Kotlin expression bodies that open a block: fun test() = runTest { ... }
+_KT_EXPR = re.compile(
+    r"\bfun\s+(`[^`\n]+`|\w+)\s*\(([^()]|\([^()]*\))*\)\s*(?::\s*[\w<>?, ]+)?\s*=\s*[\w.]+\s*(?:\([^()]*\))?\s*$"
+)
 _CONTROL = {"if", "for", "while", "switch", "catch", "synchronized", "using", "lock", "foreach", "fixed", "when",
             "try", "else", "do", "return", "new", "match", "loop", "unsafe", "select", "go", "defer", "function"}  # fmt: skip
 _JS_CALL = re.compile(r"\b(describe|context|suite|it|test|specify)(?:\.\w+)*(?:\([^()]*\))?\s*\(")
@@ -53,6 +57,9 @@ def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[
     m = _CLASS.search(tail)
     if m and m.group(1) != "namespace" and not _FUNC.search(tail[m.end() :]):
         return "class", m.group(2)
+    m = _KT_EXPR.search(tail) if language == "kotlin" else None
+    if m:
+        return "function", m.group(1).strip("`")
     m = _FUNC.search(tail)
     if m:
         name = m.group(1)
@@ -285,7 +292,7 @@ def owner(roots: list[Frame], offset: int) -> tuple[str, list[Frame]]:
     for f in reversed(chain):
         if f.kind == "class":
             first_member = min((c.decl for c in f.children), default=f.end)
-            if offset < f.body or offset < first_member:
+            if offset < f.body or (f.children and offset < first_member):
                 tests = tests_under(f)
                 if tests:
                     return "class", tests
