@@ -52,3 +52,16 @@ def test_threads_get_their_own_connections(tmp_path):
     for t in threads:
         t.join()
     assert len({id(c) for c in seen}) == 3
+
+
+def test_pages_revalidate_per_generation(tmp_path):
+    make_generation(tmp_path, "gen-a", _one_clause("古い文面"))
+    client = create_app(tmp_path).test_client()
+    first = client.get("/mtg/ja/latest/509.1")
+    tag = first.headers["ETag"]
+    assert "gen-a" in tag and first.headers["Cache-Control"] == "no-cache"
+    assert client.get("/mtg/ja/latest/509.1", headers={"If-None-Match": tag}).status_code == 304
+    make_generation(tmp_path, "gen-b", _one_clause("新しい文面"))
+    again = client.get("/mtg/ja/latest/509.1", headers={"If-None-Match": tag})
+    assert again.status_code == 200 and "新しい文面" in again.get_data(as_text=True)
+    assert client.get("/nowhere").headers.get("ETag") is None

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 
-from flask import Flask, jsonify, render_template, request
+from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from kb.errors import InputError, NotFound, StoreError
@@ -39,8 +40,16 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
         app.register_blueprint(module.bp)
     _register_errors(app)
 
+    boot = f"{os.getpid():x}{int(time.time()):x}"  # a restart may bring new templates: new tags
+
     @app.after_request
     def headers(resp):
+        gen = g.get("gen")
+        if gen is not None and request.method == "GET" and resp.status_code == 200:
+            # Pages are a pure function of the generation and the URL: revalidate, answer 304 if unchanged.
+            resp.set_etag(f"{gen.name}-{boot}", weak=True)
+            resp.headers["Cache-Control"] = "no-cache"
+            resp.make_conditional(request)
         resp.headers.setdefault("Content-Security-Policy", CSP)
         resp.headers.setdefault("X-Content-Type-Options", "nosniff")
         resp.headers.setdefault("Referrer-Policy", "same-origin")

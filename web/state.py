@@ -16,7 +16,11 @@ from kb.store import Store
 
 log = logging.getLogger(__name__)
 
-CACHE_SIZE = 256  # computed pages (diffs, alignments, histories) kept per generation
+# Computed pages kept per generation (a generation never changes once swapped in). Whole-version
+# pages (diffs, alignments, contents, glossary) can weigh megabytes: few of them; clauses and
+# search results are small: many.
+HEAVY = {"diff", "align", "contents", "glossary", "tests"}
+CACHE_SIZES = {"heavy": 32, "light": 4096}
 
 
 class Generation:
@@ -26,7 +30,7 @@ class Generation:
         self.path = path
         self.name = path.name
         self._local = threading.local()
-        self._cache: OrderedDict[tuple, Any] = OrderedDict()
+        self._caches: dict[str, OrderedDict[tuple, Any]] = {k: OrderedDict() for k in CACHE_SIZES}
         self._lock = threading.Lock()
 
     def store(self) -> Store:
@@ -46,16 +50,18 @@ class Generation:
         return self._local.searcher
 
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        """Compute once per generation: a generation never changes once swapped in."""
+        """Compute once per generation (least recently used entries dropped first)."""
+        kind = "heavy" if key[0] in HEAVY else "light"
+        cache = self._caches[kind]
         with self._lock:
-            if key in self._cache:
-                self._cache.move_to_end(key)
-                return self._cache[key]
+            if key in cache:
+                cache.move_to_end(key)
+                return cache[key]
         value = compute()
         with self._lock:
-            self._cache[key] = value
-            while len(self._cache) > CACHE_SIZE:
-                self._cache.popitem(last=False)
+            cache[key] = value
+            while len(cache) > CACHE_SIZES[kind]:
+                cache.popitem(last=False)
         return value
 
 

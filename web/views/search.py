@@ -131,16 +131,10 @@ def search():
     ctx["jump"] = rule_jump(s, q, game, lang, label)
     if ctx["jump"] and not is_api() and arg("jump", max_len=1) != "0" and page == 1:
         return redirect(ctx["jump"])
-    searcher = generation().searcher()
-    offset = (page - 1) * per_page
     try:
-        if searcher is not None:
-            ctx["engine"] = "index"
-            found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
-            hits, ctx["total"] = found["hits"], found["total"]
-        else:
-            ctx["engine"] = "substring"
-            hits = fallback_search(s, q, game, lang, label, per_page + 1, offset)
+        ctx["engine"], ctx["total"], hits = generation().cached(
+            ("search", q, game, lang, label, page, per_page), lambda: _run_search(s, q, game, lang, label, page, per_page)
+        )
     except InputError as exc:
         raise bad(str(exc)) from None
     except NotFound as exc:
@@ -150,6 +144,16 @@ def search():
     ctx["has_next"] = len(hits) > per_page
     ctx["results"] = [_result(h) for h in hits[:per_page]]
     return ctx
+
+
+def _run_search(s: Store, q: str, game, lang, label, page: int, per_page: int) -> tuple[str, int | None, list[dict]]:
+    """(engine, total, hits) for one page, one more hit than shown to tell whether a next page exists."""
+    searcher = generation().searcher()
+    offset = (page - 1) * per_page
+    if searcher is not None:
+        found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
+        return "index", found["total"], found["hits"]
+    return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset)
 
 
 def _not_found(message: str):

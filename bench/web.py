@@ -1,0 +1,175 @@
+"""Load the web app on loopback: concurrent clients against search, clause and diff pages.
+
+    python bench/web.py [--clients 50] [--duration 30] [--home DIR] [--threads 8]
+
+Without ``--home`` it builds the bundled corpus plus two English editions (2023-11-17, 2024-06-07)
+into a temporary home. The server runs under waitress in its own process (so the clients do not
+share its interpreter lock); each client keeps one HTTP/1.1 connection and sends requests back to
+back (a closed loop, no think time). Prints requests/s, p50/p95 latency per page kind, and errors.
+Targets: 0 errors, search p95 under 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import itertools
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+CR_EN = ROOT.parent / "shared" / "corpora" / "cr-en"
+
+QUERIES = [
+    "ブロッククリーチャー", "ブロック・クリーチャー", "戦闘ダメージ", "防御プレイヤー", "ブロック強制", "攻撃クリーチャー",
+    "マナ能力", "不正な処理", "誘発型能力", "ダメージ割り振り順", "先制攻撃", "トランプル", "ブロックされていない",
+    "blocking creature", "declare blockers", "combat damage", "first strike", "ブロッカー", "シールド", "509.1c",
+]  # fmt: skip
+CLAUSES = ["509.1", "509.1a", "509.1c", "509.1h", "509.2", "510.1", "510.1c", "510.2", "509", "5"]
+
+
+def prepare_home() -> Path:
+    """Build the bundled corpus and add two English editions (for the other language and a real diff)."""
+    from ingest.common import Hints
+    from kb.build import build_kb, ingest_files
+
+    home = Path(tempfile.mkdtemp(prefix="rulekb-bench-web-"))
+    t0 = time.perf_counter()
+    build_kb(home)
+    editions = [CR_EN / "MagicCompRules_2023-11-17.txt", CR_EN / "MagicCompRules_2024-06-07.txt"]
+    ingest_files(home, [str(p) for p in editions if p.exists()], lambda _p: Hints())
+    print(f"built {home} in {time.perf_counter() - t0:.1f} s", flush=True)
+    return home
+
+
+def page_urls(home: Path) -> dict[str, list[str]]:
+    """Search, clause and diff URLs that exist in this KB."""
+    from kb.home import Home
+
+    store = Home(home).open_store()
+    clauses, diffs = [], []
+    for game, lang in {(v.game, v.lang) for v in store.versions()}:
+        vs = store.versions(game, lang)
+        for v in vs:
+            clauses += [f"/{game}/{lang}/{v.label}/{r}" for r in CLAUSES if store.node(v, r) is not None]
+        diffs += [f"/diff/{game}/{lang}/{a.label}/{b.label}" for a, b in itertools.pairwise(vs)]
+    searches = ["/search?" + urllib.parse.urlencode({"q": q, "jump": "0"}) for q in QUERIES]
+    searches += ["/search?" + urllib.parse.urlencode({"q": q, "jump": "0", "page": 2}) for q in QUERIES[:5]]
+    store.close()
+    return {"search": searches, "clause": clauses, "diff": diffs}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_server(home: Path, port: int, threads: int) -> subprocess.Popen:
+    code = ("import logging; logging.getLogger('waitress.queue').setLevel(logging.ERROR)\n"  # expected under load
+            f"from web.server import serve; serve({str(home)!r}, port={port}, threads={threads})")
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise SystemExit("the server did not start")
+
+
+def unique_search(rng: random.Random) -> str:
+    """A search the server has most likely not seen: two query words, a random page size and page."""
+    q = " ".join(rng.sample(QUERIES[:-1], 2))
+    params = {"q": q, "jump": "0", "per_page": rng.randint(5, 20), "page": rng.randint(1, 2)}
+    return "/search?" + urllib.parse.urlencode(params)
+
+
+def client(port: int, urls: list[tuple[str, str]], stop: float, out: list, seed: int, unique: bool = False) -> None:
+    rng = random.Random(seed)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    while time.perf_counter() < stop:
+        kind, url = rng.choice(urls)
+        if unique and kind == "search":
+            url = unique_search(rng)
+        t0 = time.perf_counter()
+        try:
+            conn.request("GET", url)
+            resp = conn.getresponse()
+            resp.read()
+            ok = resp.status == 200
+        except (OSError, http.client.HTTPException):
+            ok = False
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+        out.append((kind, time.perf_counter() - t0, ok, url))
+    conn.close()
+
+
+def pct(values: list[float], p: float) -> float:
+    return statistics.quantiles(values, n=100)[p - 1] if len(values) >= 2 else (values[0] if values else 0.0)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--home", help="a built data home (default: build one in a temporary directory)")
+    ap.add_argument("--clients", type=int, default=50)
+    ap.add_argument("--duration", type=float, default=30.0, help="seconds of load (after a warm-up pass)")
+    ap.add_argument("--threads", type=int, default=8, help="waitress worker threads")
+    ap.add_argument("--unique-searches", action="store_true",
+                    help="make (almost) every search new, so the per-generation result cache rarely helps")
+    args = ap.parse_args()
+    home = Path(args.home) if args.home else prepare_home()
+    pages = page_urls(home)
+    urls = [(kind, u) for kind, us in pages.items() for u in us]
+    print(f"{len(pages['search'])} search, {len(pages['clause'])} clause, {len(pages['diff'])} diff URLs; "
+          f"{args.clients} clients, {args.duration:.0f} s, {args.threads} server threads; {os.cpu_count()} CPUs"
+          + ("; unique searches" if args.unique_searches else ""))  # fmt: skip
+    port = free_port()
+    server = start_server(home, port, args.threads)
+    try:
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        for _kind, u in urls:  # one pass first: opens each thread's store and computes each diff once
+            conn.request("GET", u)
+            conn.getresponse().read()
+        conn.close()
+        results: list = []
+        stop = time.perf_counter() + args.duration
+        workers = [threading.Thread(target=client, args=(port, urls, stop, results, i, args.unique_searches)) for i in range(args.clients)]
+        t0 = time.perf_counter()
+        for w in workers:
+            w.start()
+        for w in workers:
+            w.join()
+        elapsed = time.perf_counter() - t0
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    errors = [r for r in results if not r[2]]
+    print(f"\n{len(results)} requests in {elapsed:.1f} s: {len(results) / elapsed:.0f} requests/s, {len(errors)} errors")
+    print(f"{'page':8} {'count':>7} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
+    for kind in ("search", "clause", "diff", "all"):
+        lat = [r[1] * 1000 for r in results if kind in ("all", r[0])]
+        if lat:
+            print(f"{kind:8} {len(lat):7d} {pct(lat, 50):8.1f} {pct(lat, 95):8.1f} {max(lat):8.1f}")
+    for r in errors[:5]:
+        print("error:", r[3])
+    search_p95 = pct([r[1] * 1000 for r in results if r[0] == "search"], 95)
+    verdict = "met" if not errors and search_p95 < 150 else "NOT met"
+    print(f"\ntarget (0 errors, search p95 < 150 ms): {verdict}")
+
+
+if __name__ == "__main__":
+    main()
