@@ -6,7 +6,8 @@ the Japanese text, example counts, and the length ratio. Statuses:
 - ``paired``: the same id on both sides;
 - ``missing_in_a`` / ``missing_in_b``: an id only one side has (within what a partial side covers);
 - ``merged``: side b splits into sub-clauses what side a holds in one paragraph (the viewer's 509.7
-  holding English 509.7 + 509.7a + 509.7b): a sub-clause missing in a whose parent clause a has;
+  holding English 509.7 + 509.7a + 509.7b): a sub-clause missing in a whose parent clause a has
+  with no sub-clause at all;
 - ``split``: the reverse (a has a sub-clause whose parent b holds in one paragraph).
 When the Japanese side matches a different English edition (5.5.0.0 ≈ 20081001, old numbering), it
 is aligned with that edition by id and each English id is carried to side b along the English
@@ -18,6 +19,7 @@ from __future__ import annotations
 import re
 import statistics
 import unicodedata
+from collections import Counter
 
 from kb import history, order, ruleid
 from kb.errors import NotFound
@@ -39,13 +41,16 @@ def _contents(v: VersionInfo) -> dict[str, str]:
 
 def _scope(v: VersionInfo, rules: list[str], other: list[str]) -> set[str]:
     """Ids of ``other`` that version ``v`` can be expected to hold: all of them, or for a partial
-    version the clauses under the rules it holds (up to its last id in the last rule, where a cut piece
-    stops), their headings, and every heading when it kept a table of contents."""
+    version the clauses under the rules it covers (holds at least half of their clauses: a page of
+    the viewer, not a two-clause quote), up to its last id in the last rule (where a cut piece stops),
+    their headings, and every heading when it kept a table of contents."""
     if not v.partial:
         return set(other)
     own = set(rules)
     clauses = [r for r in rules if ruleid.is_clause(r)]
-    covered = {ruleid.parse(r)[1] for r in clauses}
+    held = Counter(ruleid.parse(r)[1] for r in clauses)
+    wanted = Counter(ruleid.parse(r)[1] for r in other if ruleid.parse(r) and ruleid.is_clause(r))
+    covered = {r for r, n in held.items() if n * 2 >= wanted[r]}
     last = max(clauses, key=ruleid.sort_key) if clauses else None
     last_rule = ruleid.parse(last)[1] if last else None
     heads = bool(_contents(v))
@@ -91,6 +96,11 @@ def evidence(ja: NodeRecord, en: NodeRecord, ratio: float | None) -> dict:
     return out
 
 
+def _subs(ids: set[str], parent: str | None) -> bool:
+    """True when ``ids`` hold a sub-clause of ``parent`` (then a missing sibling was not merged into it)."""
+    return any(ruleid.parent(r) == parent for r in ids)
+
+
 def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], dict]:
     a_nodes = {n.rule: n for n in store.nodes(a)}
     b_nodes = {n.rule: n for n in store.nodes(b)}
@@ -115,10 +125,20 @@ def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], d
             elif r not in a_nodes or r not in b_nodes:
                 pair["source"] = "contents"
         elif r in b_has:
-            merged = ruleid.is_clause(r) and parent in a_nodes and ruleid.is_clause(parent or "")
+            merged = (
+                ruleid.is_clause(r)
+                and ruleid.is_clause(parent or "")
+                and parent in a_nodes
+                and not _subs(a_has, parent)
+            )
             pair = {"a_rule": parent if merged else None, "b_rule": r, "status": "merged" if merged else "missing_in_a"}
         else:
-            split = ruleid.is_clause(r) and parent in b_nodes and ruleid.is_clause(parent or "")
+            split = (
+                ruleid.is_clause(r)
+                and ruleid.is_clause(parent or "")
+                and parent in b_nodes
+                and not _subs(b_has, parent)
+            )
             pair = {"a_rule": r, "b_rule": parent if split else None, "status": "split" if split else "missing_in_b"}
         pairs.append(pair)
     outside = {"a": len(a_has - b_scope - b_has), "b": len(b_has - a_scope - a_has)}

@@ -66,3 +66,9 @@ def test_old_numbering_is_connected_to_today_through_the_english_history(store):
     assert via["309.2"]["b_rule"] == "509.1" and via["309.2"]["bridge_rule"] == "309.2"
     assert via["309.2b"]["b_rule"] == "509.1d"
     assert via["309"]["b_rule"] == "509"
+
+
+def test_a_two_clause_quote_is_no_split_and_no_missing_clauses(store):
+    r = align(store, store.get_version("mtg", "ja", "20231117.0"), store.get_version("mtg", "ja", "20260807.0"))
+    assert {p["status"] for p in r["pairs"]} == {"paired"}
+    assert {p["a_rule"] for p in r["pairs"]} >= {"509.1", "509.1c"}
