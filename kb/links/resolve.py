@@ -255,7 +255,12 @@ class Resolver:
                     notes.append(f"did not fit {cite.rule} even in {written.label}, the edition it was written against")
                 else:
                     status = "stale"
-                    notes.append(f"{cite.rule} changed after {written.label}, the edition it was written against")
+                    if written.sort_date <= A.sort_date:
+                        notes.append(f"{cite.rule} changed after {written.label}, the edition it was written against")
+                    else:
+                        notes.append(
+                            f"{cite.rule} in {A.label} differs from {written.label}, the edition it was written against"
+                        )
             elif agree_a is False:
                 status = "mismatch"
                 what = ", ".join(keywords) if keywords else "the quoted text"
