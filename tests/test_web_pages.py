@@ -168,9 +168,15 @@ def test_align_pages(client):
     assert row["en"]["version"] == "20231117" and row["url"] == "/align/mtg/ja/20231117.0/en/20231117"
     data = api(client, "/align/mtg/ja/20231117.0/en/20231117")
     assert data["a"]["version"] == "20231117.0" and data["b"]["version"] == "20231117"
-    if data["unavailable"] is None:  # the alignment service is present in this build
-        assert data["pairs"] and 0 < data["coverage"] <= 1
-    html(client, "/align/mtg/ja/20231117.0/en/20231117")
+    assert data["unavailable"] is None
+    pairs = {(p["a_rule"], p["b_rule"]): p["status"] for p in data["pairs"]}
+    assert pairs[("509.1", "509.1")] == "paired"
+    assert pairs[("728", "728")] == "paired" and 0 < data["coverage"] <= 1
+    page = html(client, "/align/mtg/ja/20231117.0/en/20231117")
+    missing = sorted(p["a_rule"] for p in data["pairs"] if p["status"] == "missing_in_b")
+    assert missing == ["509.2", "510", "510.1"]  # the test KB's English edition stops at 509.1c (and 728)
+    section = page.split('id="missing_in_b"', 1)[1].split("</section>", 1)[0]
+    assert 'href="/mtg/ja/20231117.0/510.1"' in section
 
 
 def test_glossary_pairs_link_to_clauses(client):

@@ -15,6 +15,7 @@ from web.views.rules import paired_version
 bp = Blueprint("compare", __name__)
 
 KINDS = ("moved", "edited", "added", "removed")
+STATUSES = ("paired", "missing_in_a", "missing_in_b", "merged", "split")
 
 
 def _choices() -> list[dict]:
@@ -103,12 +104,13 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
             p["a_url"] = clause_url(game, va.lang, va.label, p["a_rule"]) if p.get("a_rule") else None
             p["b_url"] = clause_url(game, vb.lang, vb.label, p["b_rule"]) if p.get("b_rule") else None
             pairs.append(p)
-        summary = Counter(p.get("status") for p in pairs)
-        paired = summary.get("paired", 0) + summary.get("merged", 0) + summary.get("split", 0)
-        coverage = result.get("coverage")
-        if coverage is None and pairs:
-            coverage = round(paired / len(pairs), 4)
+        counts = Counter(p.get("status") for p in pairs)
+        summary = result.get("summary") or {k: counts.get(k, 0) for k in STATUSES}
+        coverage = summary.get("coverage", result.get("coverage"))
+        if coverage is None and pairs:  # a service without a summary: count what is paired at all
+            coverage = round((counts["paired"] + counts["merged"] + counts["split"]) / len(pairs), 4)
         groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
-        return {**ctx, "summary": dict(summary), "coverage": coverage, "pairs": pairs, "_groups": groups}
+        return {**ctx, "summary": summary, "coverage": coverage, "pairs": pairs, "_groups": groups,
+                "_counts": [(k, counts.get(k, 0)) for k in STATUSES]}
 
     return generation().cached(("align", va.id, vb.id), build)
