@@ -329,3 +329,15 @@ def test_kotlin_expression_body_and_js_each(tmp_path):
         ("each.test.js", 2, "x > case %s (CR 702.19b)", "702.19b", "test"),
         ("each.test.js", 3, "x > case %s (CR 702.19b)", "702.19c", "test"),
     ]
+
+
+def test_only_a_date_on_the_citation_line_dates_it(tmp_path):
+    (tmp_path / "test_dates.py").write_text(
+        "def test_a():\n"
+        "    # @since 2019-03-01\n"
+        "    # CR 509.1c\n"
+        "    # 20200417 - 800.4a\n"
+        "    assert '2021-01-01 702.19b'\n"
+    )
+    got = [(c.rule, c.written, c.written_from) for c in scan_tree([str(tmp_path)]).citations]
+    assert got == [("509.1c", "", ""), ("800.4a", "2020-04-17", "date"), ("702.19b", "", "")]

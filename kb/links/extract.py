@@ -47,7 +47,7 @@ _HAS_NUMBER = re.compile(r"[1-9]\d\d")
 
 
 def _context(text: str, offset: int) -> str:
-    """The line of prose holding a citation (for a docstring's first line, the whole line)."""
+    """The line of a comment or string that holds the citation at ``offset``."""
     start = text.rfind("\n", 0, offset) + 1
     end = text.find("\n", offset)
     return text[start : end if end >= 0 else len(text)]
@@ -86,10 +86,18 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         found = forms.find_ids(r.text, game)
         if not found:
             continue
-        written, how = forms.written_date(r.text)
-        if written is None and file_date:
-            written, how = file_date, "file"
+        explicit = forms.explicit_written(r.text)
         for fd in found:
+            # A bare date counts on the citation's own comment line ("20200417 - 800.4a"); an explicit
+            # "written against" anywhere in the comment or docstring; else the file's annotation.
+            if explicit:
+                written, how = explicit, "annotation"
+            elif r.kind == "comment":
+                written, how = forms.written_date(_context(r.text, fd.offset))
+            else:
+                written, how = None, ""
+            if written is None and file_date:
+                written, how = file_date, "file"
             emit(fd, r.start + fd.offset, r, written, how)
     # Test names: identifiers with underscores, and Kotlin `backtick names`.
     for f in units.iter_frames(roots):
