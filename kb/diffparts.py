@@ -45,7 +45,8 @@ class Item:
 
     @property
     def heading(self) -> bool:
-        return not ruleid.is_clause(self.rule)
+        """A title without text: rules and sections, and the titled clauses of old editions (217.6 Stack)."""
+        return bool(self.title) and not self.text or not ruleid.is_clause(self.rule)
 
     def display(self) -> str:
         """What a reader sees: title, text and examples, one per line."""

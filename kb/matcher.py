@@ -91,19 +91,23 @@ def _identity(m: Matching) -> None:
 
 
 def _unique_equal(m: Matching) -> int:
-    """Pair texts that occur once on each side and are long enough to be no boilerplate."""
+    """Pair texts that occur once on each side, in the same section or with context; a heading title
+    found once in each whole version may pair anywhere (titles name things, they are no boilerplate)."""
     olds = m.free_old()
     news = m.free_new()
     oc = Counter(i.masked for i in olds)
     nc = Counter(i.masked for i in news)
+    all_o = Counter(i.masked for i in m.old if i.heading)
+    all_n = Counter(i.masked for i in m.new if i.heading)
     by_text = {i.masked: i for i in news if nc[i.masked] == 1}
     scored = []
     for o in olds:
         n = by_text.get(o.masked)
-        if n is None or oc[o.masked] != 1:
+        if n is None or oc[o.masked] != 1 or n.heading != o.heading:
             continue
+        unique_title = o.heading and all_o[o.masked] == 1 and all_n[o.masked] == 1
         # across sections equal text alone is not enough (boilerplate): the global round decides
-        if o.section == n.section or m.context(o, n):
+        if o.section == n.section or m.context(o, n) or unique_title:
             scored.append((1.0 + (SAME_ID_BONUS if o.rule == n.rule else 0), -o.position, o.rule, n.rule))
     return _greedy(m, scored)
 
