@@ -148,3 +148,17 @@ def test_missing_services_leave_pages_working(client, monkeypatch):
     assert c.get("/api/tests").get_json()["unavailable"].startswith("kb.links.saved")
     diff = c.get("/diff/mtg/ja/20231117.0/20260807.0")
     assert diff.status_code == 200 and "kb.diff.diff_versions is not available" in diff.get_data(as_text=True)
+
+
+def test_a_failing_search_service_falls_back(client, monkeypatch, caplog):
+    from web.state import Generation
+
+    class Broken:
+        def search_page(self, *args, **kwargs):
+            raise ValueError("index written by another indexer")
+
+    monkeypatch.setattr(Generation, "searcher", lambda self: Broken())
+    for q in ("防御プレイヤー", "戦闘ダメージ"):  # distinct queries: results are cached per generation
+        data = client.get("/api/search", query_string={"q": q}).get_json()
+        assert data["engine"] == "substring" and data["results"]
+    assert "index written by another indexer" in caplog.text

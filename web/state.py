@@ -32,6 +32,7 @@ class Generation:
         self._local = threading.local()
         self._caches: dict[str, OrderedDict[tuple, Any]] = {k: OrderedDict() for k in CACHE_SIZES}
         self._lock = threading.Lock()
+        self._failed: set[str] = set()
 
     def store(self) -> Store:
         """This thread's read-only connection (sqlite connections are not shared across threads)."""
@@ -48,6 +49,16 @@ class Generation:
         if not hasattr(self._local, "searcher"):
             self._local.searcher = _open_searcher(self.store(), self.path / INDEX_DIR)
         return self._local.searcher
+
+    def report_failure(self, what: str, exc: Exception) -> None:
+        """Log a service failure with its traceback once per generation, then one line each time."""
+        with self._lock:
+            first = what not in self._failed
+            self._failed.add(what)
+        if first:
+            log.error("%s failed in %s; falling back", what, self.name, exc_info=exc)
+        else:
+            log.warning("%s failed in %s: %s", what, self.name, exc)
 
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """Compute once per generation (least recently used entries dropped first)."""

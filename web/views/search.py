@@ -148,11 +148,17 @@ def search():
 
 def _run_search(s: Store, q: str, game, lang, label, page: int, per_page: int) -> tuple[str, int | None, list[dict]]:
     """(engine, total, hits) for one page, one more hit than shown to tell whether a next page exists."""
-    searcher = generation().searcher()
+    gen = generation()
+    searcher = gen.searcher()
     offset = (page - 1) * per_page
     if searcher is not None:
-        found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
-        return "index", found["total"], found["hits"]
+        try:
+            found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
+            return "index", found["total"], found["hits"]
+        except RulekbError:
+            raise
+        except Exception as exc:  # e.g. an index written by another version of the indexer
+            gen.report_failure("search", exc)
     return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset)
 
 
