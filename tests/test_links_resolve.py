@@ -13,7 +13,9 @@ import pytest
 from ingest import parse_file
 from ingest.common import Hints
 from kb.errors import InputError, NotFound
-from kb.links import citations_for, link, saved
+from kb.links import citations_for, forms, link, saved
+from kb.links.extract import Cite
+from kb.links.resolve import Resolver
 from kb.store import Store
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -165,3 +167,23 @@ def test_save_then_read_back_for_the_web_app(store, tmp_path):
     tests = [c["test"] for c in citations_for(ro, "mtg", "509.1c")]
     assert tests == ["tests/test_combat.py::TestTrample::test_marker", "tests/test_combat.py::test_japanese"]
     assert [c["rule"] for c in citations_for(ro, "dm", "506.1")] == ["506.1"]
+
+
+@pytest.mark.parametrize(
+    ("rule", "context", "status"),
+    [
+        ("702.19b", "CR 702.19b: trample; a creature with reach can still block it", "ok"),
+        ("702.19b", 'CR 702.19b: "Colossal Dreadmaw" tramples over', "ok"),  # a card name is not rule text
+        ("702.19b", "CR 702.19b: a blocked creature assigns its excess damage; later in this line: exalted", "ok"),
+        ("702.19b", "exalted: CR 702.19b", "mismatch"),
+        ("702.2b", "CR 702.19b & 702.2b: deathtouch and trample", "ok"),  # each keyword belongs to a cited id
+        ("104.3a", "CR 104.3a: exalted", "ok"),  # only keyword rules are checked by keyword
+        ("509.1c", 'CR 509.1c: "the defending player checks each creature they control"', "ok"),
+        ("509.1c", 'CR 509.1c: "the attacking player chooses which creatures attack"', "mismatch"),
+    ],
+)
+def test_keyword_and_quote_checks(store, rule, context, status):
+    r = Resolver(store, "mtg")
+    cite = Cite(file="t.py", line=1, rule=rule, raw=rule, context=context)
+    siblings = [f.rule for f in forms.find_ids(context)]
+    assert r.resolve(cite, siblings)["status"] == status

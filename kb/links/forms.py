@@ -128,5 +128,10 @@ def explicit_written(text: str) -> date | None:
 
 
 def quotes(text: str) -> list[str]:
-    """Quoted passages long enough to compare with a clause's text."""
-    return [m.group(1).strip() for m in _QUOTE.finditer(text)]
+    """Quoted passages long enough to be rule text (five words or more: card names are shorter)."""
+    out = []
+    for m in _QUOTE.finditer(text):
+        q = m.group(1).strip()
+        if len(q.split()) >= 5 or (len(q) >= 15 and not q.isascii()):
+            out.append(q)
+    return out

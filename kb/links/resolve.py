@@ -8,7 +8,7 @@ from datetime import date
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import forms, scanner
+from kb.links import forms
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
 
@@ -132,7 +132,7 @@ class Resolver:
         node = self.node(cite.rule, version)
         if node is None:
             return None, []
-        said = [q for q in forms.quotes(scanner.prose(scanner.Region("comment", 0, cite.context))) if len(q) >= 15]
+        said = forms.quotes(cite.context)
         if said:
             body = " ".join([node.text, *node.examples])
             return any(_contained(q, body) for q in said), []
@@ -143,7 +143,10 @@ class Resolver:
         if own in named:
             return True, []
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
-        wrong = [kw for kw in named if kw not in others and kw != own]
+        # Only a keyword written next to the id speaks against it ("exalted … 702.90a"); one further
+        # along the line may be about something else.
+        near = self.named(cite, near=True)
+        wrong = [kw for kw in named if kw in near and kw not in others and kw != own]
         return (False, wrong) if wrong else (None, [])
 
     # -- suggestions -----------------------------------------------------------------------
@@ -210,24 +213,26 @@ class Resolver:
 
     def quote_targets(self, cite: Cite) -> list[str]:
         """Clauses of the against version holding the text the citation quotes."""
-        said = [
-            _norm(q) for q in forms.quotes(scanner.prose(scanner.Region("comment", 0, cite.context))) if len(q) >= 15
-        ]
+        said = [_norm(q) for q in forms.quotes(cite.context)]
         if not said:
             return []
         if self._nodes is None:
             self._nodes = self.store.nodes(self.against)
         return [n.rule for n in self._nodes if any(q in _norm(n.text) for q in said)][:3]
 
-    def named(self, cite: Cite) -> list[str]:
-        """Keyword-ability titles the citation's context names."""
+    def named(self, cite: Cite, *, near: bool = False) -> list[str]:
+        """Keyword-ability titles the citation's context names (``near``: within 40 characters of the id)."""
         if not cite.rule.startswith("702."):
             return []
         if self._keyword_re is None:
             names = sorted(self.keywords(), key=len, reverse=True)
             alternation = "|".join(re.escape(kw) for kw in names) or "(?!)"
             self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?:s|ed|ing)?(?![a-z])")
-        return list(dict.fromkeys(m.group(1) for m in self._keyword_re.finditer(cite.context.lower())))
+        text = cite.context.lower()
+        if near:
+            at = text.find(cite.rule.split(".")[0] + ".")
+            text = text[max(0, at - 40) : at + len(cite.raw) + 40] if at >= 0 else text
+        return list(dict.fromkeys(m.group(1) for m in self._keyword_re.finditer(text)))
 
     # -- one citation ----------------------------------------------------------------------
     def resolve(self, cite: Cite, siblings: list[str]) -> dict:
