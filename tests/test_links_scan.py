@@ -341,3 +341,18 @@ def test_only_a_date_on_the_citation_line_dates_it(tmp_path):
     )
     got = [(c.rule, c.written, c.written_from) for c in scan_tree([str(tmp_path)]).citations]
     assert got == [("509.1c", "", ""), ("800.4a", "2020-04-17", "date"), ("702.19b", "", "")]
+
+
+def test_classes_with_constructor_calls_and_functions_returning_impl(tmp_path):
+    (tmp_path / "RulesTest.kt").write_text(
+        "class RulesTest : BaseTest() {\n    @Test\n    fun attacks() {\n        // 508.1\n    }\n}\n"
+    )
+    (tmp_path / "lib.rs").write_text(
+        "fn ids() -> impl Iterator<Item = u8> {\n    // 100.1\n    [1].into_iter()\n}\n"
+        "#[test]\nfn it_works() {\n    // 100.2\n}\n"
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("RulesTest.kt", 4, "RulesTest#attacks", "508.1", "test"),
+        ("lib.rs", 2, "", "100.1", "code"),
+        ("lib.rs", 7, "it_works", "100.2", "test"),
+    ]

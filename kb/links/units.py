@@ -29,6 +29,7 @@ _CLASS = re.compile(
     r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
 )
 _FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\(([^()]|\([^()]*\))*\)\s*(?:(?:->|:|throws|where)[^{};]*)?$")
+_FUNC_WORD = re.compile(r"\b(?:fn|fun|func|void|def)\b")
 # Kotlin expression bodies that open a block: fun test() = runTest { ... }
 _KT_EXPR = re.compile(
     r"\bfun\s+(`[^`\n]+`|\w+)\s*\(([^()]|\([^()]*\))*\)\s*(?::\s*[\w<>?, ]+)?\s*=\s*[\w.]+\s*(?:\([^()]*\))?\s*$"
@@ -55,7 +56,8 @@ def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[
             if name is not None:
                 return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
     m = _CLASS.search(tail)
-    if m and m.group(1) != "namespace" and not _FUNC.search(tail[m.end() :]):
+    # "class X : Base() {" is a class; "fn f() -> impl Iterator {" is a function.
+    if m and m.group(1) != "namespace" and not _FUNC_WORD.search(tail[: m.start()]):
         return "class", m.group(2)
     m = _KT_EXPR.search(tail) if language == "kotlin" else None
     if m:
