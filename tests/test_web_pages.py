@@ -154,6 +154,8 @@ def test_diff_lists_moved_added_and_removed(client):
     page = html(client, "/diff/mtg/en/20231117/20240607")
     moved = page.split('id="moved"', 1)[1].split("</section>", 1)[0]
     assert 'href="/mtg/en/20231117/509.1c"' in moved and 'href="/mtg/en/20240607/509.1d"' in moved
+    # renumbered without edits: the page shows what the clause says rather than an empty diff
+    assert '<div class="diffline unchanged" lang="en">The defending player checks each creature' in moved
 
 
 def test_diff_form_redirects_to_permalink(client):

@@ -10,6 +10,7 @@ from kb.errors import InputError, NotFound
 from kb.model import GAMES, LANGS
 from web import services
 from web.pages import arg, arg_choice, bad, check_game_lang, clause_url, generation, store, twin, version, version_json
+from web.text import excerpt
 from web.views.rules import paired_version
 
 bp = Blueprint("compare", __name__)
@@ -57,6 +58,11 @@ def diff(game: str, lang: str, old: str, new: str):
         except InputError as exc:
             raise bad(str(exc)) from None
         changes = [_change(game, lang, vo.label, vn.label, c) for c in result.get("changes", [])]
+        s = store()
+        for c in changes:  # a clause renumbered without edits: show what it says instead of an empty diff
+            if c.get("kind") == "moved" and not c.get("inline") and c.get("new_rule"):
+                n = s.node(vn, c["new_rule"])
+                c["excerpt"] = excerpt(n.title or n.text, 100) if n else ""
         summary = Counter(c.get("kind") for c in changes)
         groups = {k: [c for c in changes if c.get("kind") == k and not c["reference_only"]] for k in KINDS}
         return {
