@@ -18,7 +18,7 @@ from kb import ruleid
 _CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
 _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
-_INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?|[^\w\s]")
+_INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?\s*|[^\w\s]\s*")  # a word keeps its trailing space
 REF_MARK = "§"
 _TYPO = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
 

@@ -83,3 +83,11 @@ def test_lineage_ids_and_carry(store):
 def test_unknown_rule_is_not_found(store):
     with pytest.raises(NotFound):
         history.history(store, "mtg", "en", "999.99")
+
+
+def test_history_works_on_a_store_built_without_the_lineage_table():
+    from tests._kbfixtures import store_of
+
+    store = store_of("2024-06-07", "2025-02-07", lineage=False)
+    h = history.history(store, "mtg", "en", "509.3a", inline=False)
+    assert moves(h) == [("20250207", "509.5a", "509.3a")]
