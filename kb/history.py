@@ -80,7 +80,12 @@ _memory: dict[int, dict] = {}  # stores built before lineage existed: links comp
 
 
 def _has_table(store: Store) -> bool:
-    return store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone() is not None
+    known = getattr(store, "_has_lineage", None)
+    if known is None:
+        known = store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone() is not None
+        if known:  # only remember a yes: a build may still create the table on this store
+            store._has_lineage = True  # type: ignore[attr-defined]
+    return known
 
 
 def _memory_links(store: Store) -> dict:
