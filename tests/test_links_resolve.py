@@ -96,6 +96,8 @@ def test_fixture_tree_statuses_against_2026(store):
     statuses = {(c["file"].rsplit("/", 1)[-1], c["line"], c["rule"], c["test"]): c["status"] for c in data["citations"]}
     not_ok = sorted((k, v) for k, v in statuses.items() if v != "ok")
     assert not_ok == [
+        (("BattleCryKeywordTest.java", 7, "702.90", "BattleCryKeywordTest#testOtherAttackersGetBoost"), "mismatch"),
+        (("BattleCryKeywordTest.java", 9, "702.90a", "BattleCryKeywordTest#testOtherAttackersGetBoost"), "mismatch"),
         (("BattleCryTest.java", 6, "702.90a", "BattleCryTest#testTimestamps"), "mismatch"),
         (("BattleCryTest.java", 6, "702.90a", "BattleCryTest#test_104_3b_zero_life"), "mismatch"),
         (("BattleCryTest.java", 28, "708.4b", ""), "orphan"),
@@ -115,6 +117,12 @@ def test_fixture_tree_statuses_against_2026(store):
     orphan = by[("java/src/test/java/org/mage/test/combat/BattleCryTest.java", 28, "708.4b")]
     assert orphan["kind"] == "code" and orphan["suggest"] == ["709.4b"]  # split cards moved from 708 to 709
     assert (orphan["valid_from"], orphan["valid_to"]) == ("20210419", "20210419")
+    # XMage-style javadoc quoting the 2015 text of battle cry: the quote now names 702.91a
+    quoted = by[("java/src/test/java/org/mage/test/keywords/BattleCryKeywordTest.java", 9, "702.90a")]
+    assert quoted["suggest"] == ["702.91a"] and "quoted text" in quoted["note"]
+    assert by[("java/src/test/java/org/mage/test/keywords/BattleCryKeywordTest.java", 7, "702.90")]["suggest"] == [
+        "702.91"
+    ]
     dm = by[("python/tests/test_combat.py", 39, "506.1")]
     assert dm["game"] == "dm" and "no versions of dm" in dm["note"]
 
@@ -136,7 +144,7 @@ def test_unknown_version_is_a_user_error(store):
 def test_coverage_per_section_rule_and_test(store):
     data = link(store, [str(FIXTURES)], junit=[str(FIXTURES / "junit" / "pytest.xml")], git=False)
     cov = data["coverage"]
-    assert cov["version"] == "20260116" and cov["tests"] == 22
+    assert cov["version"] == "20260116" and cov["tests"] == 23
     assert cov["uncited_tests"] == []
     assert cov["citations_per_test"]["python/tests/test_combat.py::test_ranges"] == 7
     rule509 = next(r for r in cov["rules"] if r["rule"] == "509")
