@@ -65,7 +65,9 @@ def versions() -> list[ParseResult]:
         _node("509.1a", "The defending player chooses which creatures that they control, if any, will block.", parent="509.1"),
         _node("509.1c", "The defending player checks each creature they control to see whether it's affected by any requirements.", parent="509.1"),
         _node("728", title="Handling Illegal Actions"),
-    ], effective=date(2023, 11, 17))  # fmt: skip
+    ], effective=date(2023, 11, 17), terms=[
+        Term(term="Blocking Creature", english="Blocking Creature", definition="A creature that blocks. See rule 509."),
+    ])  # fmt: skip
     en_2024 = _version("mtg", "en", "20240607", [
         _node("5", title="Turn Structure"),
         _node("509", title="Declare Blockers Step", parent="5"),

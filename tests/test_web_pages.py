@@ -189,6 +189,16 @@ def test_glossary_pairs_link_to_clauses(client):
     assert 'href="/mtg/ja/20231117.0/509.1a"' in page and "blocking creature" in page
 
 
+def test_glossary_pairs_english_entries_with_japanese_terms(client):
+    entries = api(client, "/glossary?q=blocking creature")["terms"]
+    assert [(t["lang"], t["term"], t["counterpart"]) for t in entries] == [
+        ("ja", "ブロック・クリーチャー", "blocking creature"),  # Japanese first
+        ("en", "Blocking Creature", "ブロック・クリーチャー"),
+    ]
+    assert entries[1]["used_in"] == [{"rule": "509", "url": "/mtg/en/latest/509"}]  # "See rule 509."
+    assert [t["lang"] for t in api(client, "/glossary?lang=en")["terms"]] == ["en"]
+
+
 def test_articles(client):
     listing = api(client, "/articles")["articles"]
     assert [a["title"] for a in listing] == ["ブロック強制"]

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
-from urllib.parse import urlencode
 
 from flask import Blueprint, abort, current_app
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
 from web import services
+from web.glossary import build as glossary_terms
+from web.glossary import matches
 from web.pages import arg, arg_choice, arg_int, clause_url, generation, store, twin, version_json
 from web.text import excerpt
 
@@ -104,33 +105,9 @@ def glossary():
     q = arg("q", max_len=current_app.config["MAX_QUERY"])
     page = arg_int("page", 1, 1, 1000)
     per_page = arg_int("per_page", 100, 1, 500)
-    s = store()
-    labels = {v.id: v.label for v in s.versions()}
-
-    def build() -> list[dict]:
-        merged: dict[tuple, dict] = {}
-        for t in s.terms(game, lang):
-            key = (t["game"], t["term"], (t["english"] or "").lower())
-            entry = merged.setdefault(key, {"game": t["game"], "lang": t["lang"], "term": t["term"],
-                                            "english": t["english"] or "", "reading": t["reading"] or "",
-                                            "definition": t["definition"] or "", "used_in": [], "sources": []})  # fmt: skip
-            entry["definition"] = entry["definition"] or t["definition"] or ""
-            if t["source"] not in entry["sources"]:
-                entry["sources"].append(t["source"])
-            label = labels.get(t["version_id"])
-            if t["rule"] and label and len(entry["used_in"]) < 20:
-                use = {"rule": t["rule"], "version": label, "url": clause_url(t["game"], t["lang"], label, t["rule"])}
-                if use not in entry["used_in"]:
-                    entry["used_in"].append(use)
-        out = sorted(merged.values(), key=lambda e: (e["game"], e["term"]))
-        for e in out:
-            e["search_url"] = "/search?" + urlencode({"q": e["term"], "game": e["game"], "jump": "0"})
-        return out
-
-    terms = generation().cached(("glossary", game, lang), build)
+    terms = generation().cached(("glossary", game, lang), lambda: glossary_terms(store(), game, lang))
     if q:
-        ql = q.lower()
-        terms = [t for t in terms if ql in t["term"].lower() or ql in t["english"].lower() or ql in t["reading"]]
+        terms = [t for t in terms if matches(t, q)]
     start = (page - 1) * per_page
     return {"game": game, "lang": lang, "query": q, "page": page, "per_page": per_page, "total": len(terms),
             "terms": terms[start : start + per_page], "has_next": start + per_page < len(terms)}  # fmt: skip
