@@ -262,3 +262,14 @@ def test_clause_lists_the_tests_citing_it(client, monkeypatch):
     assert [(t["test"], t["status"], t["result"]) for t in data["tests"]] == [("tests/test_combat.py::test_blockers", "ok", "pass")]
     page = app.test_client().get("/mtg/en/20231117/509.1").get_data(as_text=True)
     assert "tests/test_combat.py::test_blockers" in page and '<span class="status ok">ok</span>' in page
+
+
+def test_history_page_follows_a_renumbered_clause(client):
+    data = api(client, "/history/mtg/en/509.1d")
+    events = [(e["version"], e["kind"], e["rule"], e.get("old_rule")) for e in data["history"]["events"]]
+    assert events[0] == ("20231117", "created", "509.1c", None)
+    assert events[1][:3] == ("20240607", "moved", "509.1d") and events[1][3] == "509.1c"
+    page = html(client, "/history/mtg/en/509.1d")
+    assert 'href="/mtg/en/20240607/509.1d"' in page and "← 509.1c" in page
+    assert client.get("/history/mtg/en/999.1").status_code == 404
+    assert client.get("/api/history/mtg/en/50x").status_code == 400

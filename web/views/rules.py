@@ -176,3 +176,22 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
     _section(ctx, "history", lambda: _history(s, game, lang, rule))
     _section(ctx, "tests", lambda: services.citations_for(s, game, rule))
     return ctx
+
+
+@twin(bp, "/history/<any(mtg,dm):game>/<any(ja,en):lang>/<rule>", "history.html")
+def history(game: str, lang: str, rule: str):
+    """A clause across every version: created, edited, moved, removed, with inline diffs."""
+    rule = check_rule(rule)
+    s = store()
+    if not s.rule_versions(game, lang, rule):
+        abort(404, description=f"{rule} is in no {game}/{lang} version")
+
+    def build() -> dict:
+        ctx = {"game": game, "lang": lang, "rule": rule, "unavailable": None, "history": None}
+        try:
+            ctx["history"] = _history(s, game, lang, rule)
+        except services.Unavailable as exc:
+            ctx["unavailable"] = str(exc)
+        return ctx
+
+    return generation().cached(("history", game, lang, rule), build)
