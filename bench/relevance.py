@@ -43,7 +43,8 @@ def load_queries(path: Path = QUERIES) -> list[dict]:
         cols = line.split("\t")
         if len(cols) < 3:
             raise SystemExit(f"{path}:{lineno}: expected KIND<TAB>QUERY<TAB>EXPECTED")
-        out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split()})
+        opts = dict(kv.split("=", 1) for kv in cols[3].split(",")) if len(cols) > 3 and cols[3].strip() else {}
+        out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split(), "options": opts})
     return out
 
 
@@ -91,6 +92,12 @@ class Baselines:
     """FTS5 trigram and substring search over the same default-scope documents rulekb searches."""
 
     def __init__(self, store: Store):
+        self.store = store
+        self.docs = self._default_docs(store)
+        self.scopes: dict[str | None, tuple] = {None: self._prepare(self.docs)}
+
+    @staticmethod
+    def _default_docs(store: Store) -> list[dict]:
         from kb.index import _glossary, default_scope
 
         docs = []
@@ -105,31 +112,44 @@ class Baselines:
         for a in store.articles():
             docs.append({"kind": "article", "game": a["game"], "lang": a["lang"], "rule": (a["cites"] or [""])[0],
                          "title": a["title"], "body": f"{a['title']}\n{a['text']}"})  # fmt: skip
-        self.docs = docs
-        self.lower = [d["body"].lower() for d in docs]
-        self.db = sqlite3.connect(":memory:")
-        self.db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='trigram')")
-        self.db.executemany("INSERT INTO t(rowid, body) VALUES(?, ?)", [(i, d["body"]) for i, d in enumerate(docs)])
+        return docs
 
-    def fts5(self, q: str) -> list[dict]:
+    @staticmethod
+    def _prepare(docs: list[dict]) -> tuple:
+        db = sqlite3.connect(":memory:")
+        db.execute("CREATE VIRTUAL TABLE t USING fts5(body, tokenize='trigram')")
+        db.executemany("INSERT INTO t(rowid, body) VALUES(?, ?)", [(i, d["body"]) for i, d in enumerate(docs)])
+        return docs, [d["body"].lower() for d in docs], db
+
+    def _scope(self, version: str | None) -> tuple:
+        if version not in self.scopes:
+            v = self.store.find_version(version)
+            docs = [{"kind": "rule", "game": v.game, "lang": v.lang, "rule": n.rule, "title": n.title,
+                     "body": f"{n.title}\n{n.text}"} for n in self.store.nodes(v)]  # fmt: skip
+            self.scopes[version] = self._prepare(docs)
+        return self.scopes[version]
+
+    def fts5(self, q: str, version: str | None = None) -> list[dict]:
+        docs, _, db = self._scope(version)
         terms = " ".join('"' + w.replace('"', '""') + '"' for w in q.split())
         try:
-            rows = self.db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (terms,)).fetchall()
+            rows = db.execute("SELECT rowid FROM t WHERE t MATCH ? ORDER BY rank LIMIT 10", (terms,)).fetchall()
         except sqlite3.Error:
             return []
-        return [self.docs[r[0]] for r in rows]
+        return [docs[r[0]] for r in rows]
 
-    def substring(self, q: str) -> list[dict]:
+    def substring(self, q: str, version: str | None = None) -> list[dict]:
+        docs, lower, _ = self._scope(version)
         needle = q.lower().strip()
-        scored = [(-body.count(needle), i) for i, body in enumerate(self.lower) if needle in body]
-        return [self.docs[i] for _, i in sorted(scored)[:10]]
+        scored = [(-body.count(needle), i) for i, body in enumerate(lower) if needle in body]
+        return [docs[i] for _, i in sorted(scored)[:10]]
 
 
 def evaluate(name: str, run, queries: list[dict], misses: bool = False) -> dict:
     per: dict[str, list[int | None]] = defaultdict(list)
     for q in queries:
         try:
-            hits = run(q["query"])
+            hits = run(q["query"], **q["options"])
         except RulekbError:
             hits = []
         r = rank_of(hits, q["expected"])
@@ -184,7 +204,7 @@ def main() -> None:
         results: dict[str, dict] = {}
         for name, layers in LAYER_STEPS:
             s = Searcher(store, ipath, layers=layers)
-            results[f"rulekb {name}"] = evaluate(name, lambda q, s=s: s.search(q, limit=10), queries,
+            results[f"rulekb {name}"] = evaluate(name, lambda q, s=s, **o: s.search(q, limit=10, **o), queries,
                                                  misses=args.show_misses and name.endswith("(all)"))  # fmt: skip
         base = Baselines(store)
         results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)

@@ -45,7 +45,7 @@ _DROP_POS = {"助詞", "助動詞", "記号", "フィラー", "接続詞", "連�
 _DROP_POS2 = {("動詞", "非自立"), ("動詞", "接尾"), ("名詞", "非自立"), ("名詞", "代名詞"), ("形容詞", "非自立")}
 STOP_WORDS = _wordlist(
     "する ある いる なる できる れる られる せる させる こと もの よう ため とき 時 これ それ あれ この その "
-    "どう 何 なに どこ いつ だれ 誰 どれ ない いう よる おく"
+    "どう 何 なに どこ いつ だれ 誰 どれ ない 無い いう よる おく"
 )
 
 
@@ -65,6 +65,15 @@ def fold_kana(s: str) -> str:
             continue
         out.append(c)
     return "".join(out) or s
+
+
+_OKURIGANA = re.compile(r"^(.*[\u4e00-\u9fff々])[\u3041-\u3096]+$")
+
+
+def okurigana_stem(key: str) -> str:
+    """Drop trailing kana after kanji: 支払う/支払い/支払わ -> 支払, so verb forms and their nouns meet."""
+    m = _OKURIGANA.match(key)
+    return m.group(1) if m else key
 
 
 def is_kana_only(s: str) -> bool:
@@ -186,8 +195,9 @@ def words(text: str, vocab: frozenset[str] = BUILTIN_VOCAB) -> list[Word]:
         if p1 in _DROP_POS or (p1, p2) in _DROP_POS2 or not any(c.isalnum() for c in surface):
             continue
         key = base if p1 in ("動詞", "形容詞") and base != "*" else surface
-        if key in STOP_WORDS:
+        if key in STOP_WORDS or base in STOP_WORDS:
             continue
+        key = okurigana_stem(key)
         rd = reading if reading != "*" else (surface if is_kana_only(surface) else "")
         out.append(Word(key, fold_kana(to_katakana(rd)) if rd else "", starts[s], ends[e - 1], p1))
     return out

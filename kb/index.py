@@ -41,12 +41,12 @@ def make_schema(vocab: frozenset[str] | None = None) -> Schema:
         dver=STORED,  # label of the version shown in the default scope
         nvers=STORED,
         vers=KEYWORD,
-        ja=TEXT(analyzer=ja, phrase=False),  # title + text + notes
+        ja=TEXT(analyzer=ja),  # title + text + notes; positions for the phrase tier
         jt=TEXT(analyzer=ja, phrase=False),  # title / glossary term
         jx=TEXT(analyzer=ja, phrase=False),  # examples
         jr=TEXT(analyzer=rd, phrase=False),  # readings of title + text
         jb=TEXT(analyzer=BigramAnalyzer(), phrase=False),  # character bigrams (recall layer)
-        en=TEXT(analyzer=en, phrase=False),
+        en=TEXT(analyzer=en),
         et=TEXT(analyzer=en, phrase=False),
         ex=TEXT(analyzer=en, phrase=False),
     )  # fmt: skip

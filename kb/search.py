@@ -16,7 +16,7 @@ from pathlib import Path
 
 from whoosh import index as windex
 from whoosh.analysis import StemmingAnalyzer
-from whoosh.query import And, DisjunctionMax, Or, Query, Term
+from whoosh.query import And, DisjunctionMax, Or, Phrase, Query, Term
 
 from kb import ruleid
 from kb.analysis import Word, bigrams, fold_kana, is_kana_only, normalize, to_katakana, words
@@ -90,38 +90,42 @@ class Searcher:
         s, docs, shown = self._scope(game, lang, version)
         want = offset + limit
         exact = self._exact(s, text, docs)
-        # Tiers decide the order: 3 the clause a rule number names, 2 strict (every word of some
-        # view), 1 every character bigram, 0 loose (any word). Shown score: tier + raw/(1+raw).
-        scored: dict[int, tuple[int, float]] = {d: (3, 1000.0 - i) for i, d in enumerate(exact)}
+        scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         total = len(exact)
-        strict = loose = None
-        highlight: list[str] = []
+        lits: list[str] = []
         if not (exact and _is_rule_query(text)):
-            strict, loose, highlight = self.build_query(text)
-        if strict is not None:
-            res = s.search(strict, filter=docs, limit=want + len(exact))
-            total += len(res) if count else res.scored_length()
-            for hit in res:
-                scored.setdefault(hit.docnum, (2, hit.score))
-            if res.scored_length() < want and "bigram" in self.layers and _HAS_JA.search(text):
+            tiers, loose, lits = self.build_query(text)
+            # Tiers decide the order, best first; a lower tier runs only while the page is not full.
+            for tier, q in tiers:
+                if len(scored) >= want:
+                    break
+                self._collect(s, q, tier, docs, want, scored)
+            if len(scored) < want and "bigram" in self.layers and _HAS_JA.search(text):
                 bq = self._bigram_query(text)
                 if bq is not None:
-                    bres = s.search(bq, filter=docs, limit=want)
-                    for hit in bres:
-                        if hit.docnum not in scored:
-                            scored[hit.docnum] = (1, hit.score)
-                            total += 1
-            if len(scored) < want:
-                lres = s.search(loose, filter=docs, limit=want + len(exact))
-                total = max(total, len(exact) + (len(lres) if count else lres.scored_length()))
-                for hit in lres:
-                    scored.setdefault(hit.docnum, (0, hit.score))
+                    self._collect(s, bq, 1.0, docs, want, scored)
+            if loose is not None and len(scored) < want:
+                self._collect(s, loose, 0.0, docs, want, scored)
+            if count and loose is not None:
+                total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
+            else:
+                total = len(scored)
         order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
         hits = []
         for d in order:
             tier, raw = scored[d]
-            hits.append(self._hit(s, d, tier + raw / (1.0 + raw), shown, highlight))
+            # Shown score: the tier plus the score inside it squashed into [0, 1).
+            hits.append(self._hit(s, d, tier + raw / (1.0 + raw), shown, lits))
         return {"total": total, "hits": hits}
+
+    @staticmethod
+    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
+        """Add one tier's hits, scores nudged towards rules and clauses over their sub-clauses."""
+        for hit in s.search(q, filter=docs, limit=want * 2):
+            if hit.docnum not in scored:
+                rule = hit.get("rule") or ""
+                prior = 1.0 if hit.get("kind") != "rule" else (1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0)
+                scored[hit.docnum] = (tier, hit.score * prior)
 
     # -- query -----------------------------------------------------------------------------
     @staticmethod
@@ -135,53 +139,72 @@ class Searcher:
             raise RulekbError("empty query: type a word, a phrase or a rule number")
         return text
 
-    def build_query(self, text: str) -> tuple[Query | None, Query | None, list[str]]:
-        """(strict, loose, highlight literals) for user text.
+    def build_query(self, text: str) -> tuple[list[tuple[float, Query]], Query | None, list[str]]:
+        """(tiers, loose, highlight literals) for user text.
 
-        Each view (the query's words, a thesaurus rewrite, a translation...) is a list of units, one
-        per word; strict = some view with every unit matched, loose = any unit of any view.
+        A view is one way to say the query (its own words, a thesaurus rewrite, a kana reading, a
+        translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
+        1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
+        translated view; loose = any unit of any view. Above them all, 2.5: the query's own
+        words as a phrase.
         """
         qwords = words(text, self.vocab)
         qkeys = [w.key for w in qwords]
         norm = normalize(text)[0]
         lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
         lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
-        lits |= {w.key[:-1] for w in qwords if w.pos in ("動詞", "形容詞") and len(w.key) > 2}
-        views: list[tuple[list[Query], float]] = []
+        native: list[tuple[list[Query], float]] = []
+        translated: list[tuple[list[Query], float]] = []
         if qwords:
-            views.append((self._units(qwords), 1.0))
+            native.append((self._units(qwords), 1.0))
         if "reading" in self.layers and is_kana_only(text):
             kata = to_katakana(norm.replace(" ", ""))
             kw = words(kata, self.vocab)
             if kw:
-                views.append((self._units(kw), 0.9))
-            views.append(([Term("jr", fold_kana(kata))], 1.2))
+                native.append((self._units(kw), 0.9))
+            native.append(([Term("jr", fold_kana(kata))], 1.2))
             lits.add(kata)
         if "thesaurus" in self.layers:
-            for i, n, dst in self.thesaurus.rewrite(qkeys)[:6]:
-                alt = qwords[:i] + words(dst, self.vocab) + qwords[i + n :]
-                views.append((self._units(alt), 0.9))
-                lits.add(normalize(dst)[0])
+            rewrites = self.thesaurus.rewrite(qkeys)
+            for alt, dsts in _rewritten(qwords, rewrites, lambda t: words(t, self.vocab)):
+                native.append((self._units(alt), 0.9))
+                lits.update(normalize(d)[0] for d in dsts)
         en = _en_terms(text)
         if en:
-            views.append(([Term("en", t) for t in en], 1.0))
+            native.append(([Term("en", t) for t in en], 1.0))
             lits.update(re.findall(r"[a-z]{3,}", norm))
         if "translate" in self.layers:
             for term in self.thesaurus.to_english(qkeys):
-                views.append(([Term("en", t) for t in _en_terms(term)], 0.35))
+                translated.append(([Term("en", t) for t in _en_terms(term)], 0.5))
                 lits.update(term.lower().split())
             for term in self.thesaurus.to_japanese(text):
-                views.append((self._units(words(term, self.vocab)), 0.6))
+                translated.append((self._units(words(term, self.vocab)), 0.6))
                 lits.add(normalize(term)[0])
         for rule in _RULE_IN_TEXT.findall(norm):
-            views.append(([Term("rule", rule, boost=20.0)], 1.0))
-        views = [(units, b) for units, b in views if units]
+            native.append(([Term("rule", rule, boost=20.0)], 1.0))
+        native = [(u, b) for u, b in native if u]
+        translated = [(u, b) for u, b in translated if u]
         lits.discard("")
-        if not views:
-            return None, None, []
-        strict = Or([And(units, boost=b) if len(units) > 1 else _boosted(units[0], b) for units, b in views])
-        loose = Or([_boosted(u, b) for units, b in views for u in units])
-        return strict, loose, sorted(lits, key=len, reverse=True)
+        tiers: list[tuple[float, Query]] = []
+        # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
+        phrases = []
+        ja_keys = list(dict.fromkeys(qkeys))
+        if len(ja_keys) > 1 and _HAS_JA.search(text):
+            phrases.append(Phrase("ja", ja_keys, slop=2))
+        if len(en) > 1:
+            phrases.append(Phrase("en", en, slop=2))
+        if phrases:
+            tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
+        if native:
+            tiers.append((2.0, _all_of(native)))
+            fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if len(u) >= 3 for i in range(len(u))]
+            if fewer:
+                tiers.append((1.6, _all_of(fewer)))
+        if translated:
+            tiers.append((1.3, _all_of(translated)))
+        views = native + translated
+        loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
+        return tiers, loose, sorted(lits, key=len, reverse=True)
 
     def _units(self, ws: list[Word]) -> list[Query]:
         """One query per distinct word: its key in the Japanese fields, its reading, its parts."""
@@ -267,7 +290,30 @@ class Searcher:
         return hit
 
 
+def _all_of(views: list[tuple[list[Query], float]]) -> Query:
+    """Docs matching every unit of at least one view."""
+    return Or([And(u, boost=b) if len(u) > 1 else _boosted(u[0].copy(), b) for u, b in views])
+
+
+def _rewritten(qwords: list[Word], rewrites: list[tuple[int, int, str]], analyse) -> list[tuple[list[Word], list[str]]]:
+    """Word lists with each rewrite applied alone, and with all non-overlapping ones applied together."""
+    out = [(qwords[:i] + analyse(dst) + qwords[i + n :], [dst]) for i, n, dst in rewrites[:6]]
+    if len(rewrites) > 1:
+        combined: list[Word] = []
+        used: list[str] = []
+        pos = 0
+        for i, n, dst in sorted(rewrites):
+            if i < pos:
+                continue
+            combined += qwords[pos:i] + analyse(dst)
+            used.append(dst)
+            pos = i + n
+        out.append((combined + qwords[pos:], used))
+    return out
+
+
 def _boosted(q: Query, boost: float) -> Query:
+    q = q.copy()
     q.boost = q.boost * boost
     return q
 

@@ -68,8 +68,10 @@ def test_long_vowel_variants():
 
 
 def test_base_forms_for_inflection():
-    assert keys("飛ばし") == keys("飛ばす") == ["飛ばす"]
-    assert "支払う" in keys("支払った")
+    assert keys("飛ばし") == keys("飛ばす") == ["飛"]
+    # verb forms and the noun made from the verb meet on the stem without okurigana
+    assert keys("支払った") == keys("支払わなかった") == keys("支払い") == ["支払"]
+    assert keys("始まる") == keys("始める")
 
 
 def test_particles_auxiliaries_and_symbols_dropped():
