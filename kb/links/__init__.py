@@ -26,13 +26,13 @@ def link(store, paths: list[str], *, game: str = "mtg", against: str | None = No
 
 def saved(store) -> dict | None:
     """The last link result saved in the KB, or None."""
-    from kb.links.saved import saved as read_saved
+    from kb.links.persist import saved as read_saved
 
     return read_saved(store)
 
 
 def citations_for(store, game: str, rule: str) -> list[dict]:
     """The saved citations of one clause (for the clause page)."""
-    from kb.links.saved import citations_for as read
+    from kb.links.persist import citations_for as read
 
     return read(store, game, rule)

@@ -79,7 +79,7 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         data["junit"] = {"cases": len(cases), "matched_tests": len(results),
                          "results": dict(sorted(results.items()))}  # fmt: skip
     if save:
-        from kb.links.saved import save as keep
+        from kb.links.persist import save as keep
 
         keep(store, data)
     return data
