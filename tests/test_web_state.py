@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 
 from kb.model import ParsedVersion, ParseResult, RuleNode
 from tests.test_web_data import make_generation
@@ -65,3 +66,48 @@ def test_pages_revalidate_per_generation(tmp_path):
     again = client.get("/mtg/ja/latest/509.1", headers={"If-None-Match": tag})
     assert again.status_code == 200 and "新しい文面" in again.get_data(as_text=True)
     assert client.get("/nowhere").headers.get("ETag") is None
+
+
+def test_rebuilds_under_load_never_fail_a_request(tmp_path):
+    """Real server, eight clients, five rebuilds swapped in (and old ones pruned) meanwhile."""
+    import http.client
+
+    from kb.home import Home
+    from kb.store import Store
+    from web.server import make_server
+
+    def rebuild(text: str) -> None:
+        with Home(tmp_path).new_generation() as gen:
+            store = Store.create(str(gen / "kb.sqlite"))
+            store.add(_one_clause(text)[0], path="x.txt", sha256=text)
+            store.commit()
+            store.close()
+
+    rebuild("文面0")
+    server = make_server(tmp_path, port=0)
+    threading.Thread(target=server.run, daemon=True).start()
+    stop = threading.Event()
+    seen: list[tuple[int, str]] = []
+
+    def hammer():
+        conn = http.client.HTTPConnection("127.0.0.1", server.effective_port, timeout=10)
+        while not stop.is_set():
+            conn.request("GET", "/api/mtg/ja/latest/509.1")
+            resp = conn.getresponse()
+            body = resp.read().decode()
+            seen.append((resp.status, body))
+        conn.close()
+
+    clients = [threading.Thread(target=hammer) for _ in range(8)]
+    for c in clients:
+        c.start()
+    for i in range(1, 6):
+        rebuild(f"文面{i}")
+    time.sleep(0.3)
+    stop.set()
+    for c in clients:
+        c.join()
+    server.close()
+    assert seen and all(status == 200 for status, _ in seen), {s for s, _ in seen}
+    assert '"text":"文面5"' in seen[-1][1]  # the last rebuild is what clients see now
+    assert len({body for _, body in seen}) >= 2  # requests really ran across the swaps
