@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from concurrent.futures import ThreadPoolExecutor
 
 from kb.errors import NotFound
 from kb.links import gitdates
@@ -14,14 +14,12 @@ from kb.store import Store
 
 
 def _date_by_git(cites: list[Cite]) -> None:
-    """Undated citations take the commit date of their line (one ``git blame`` per file)."""
-    cache: dict[str, dict[int, date]] = {}
+    """Undated citations take the commit date of their line (one ``git blame`` per file, a few at a time)."""
+    paths = sorted({c.path for c in cites if not c.written and c.path})
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        dates = dict(zip(paths, pool.map(gitdates.line_dates, paths), strict=True))
     for c in cites:
-        if c.written or not c.path:
-            continue
-        if c.path not in cache:
-            cache[c.path] = gitdates.line_dates(c.path)
-        when = cache[c.path].get(c.line)
+        when = dates.get(c.path, {}).get(c.line) if not c.written else None
         if when:
             c.written, c.written_from = when.isoformat(), "git"
 
