@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb import diffparts
+from kb import diffparts, order
 from kb.diff import diff_items, forced_for, load_forced, load_items
 from kb.errors import NotFound
 from kb.store import Store, VersionInfo
@@ -32,11 +32,48 @@ def _chains(store: Store) -> list[list[VersionInfo]]:
     groups: dict[tuple[str, str], list[VersionInfo]] = {}
     for v in store.versions():
         groups.setdefault((v.game, v.lang), []).append(v)
-    return list(groups.values())
+    # English first: translations are linked through the English lineage (see _bridged)
+    return sorted(groups.values(), key=lambda chain: chain[0].lang != "en")
 
 
-def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
+def _english(store: Store, v: VersionInfo) -> VersionInfo | None:
+    """The whole English edition a translation corresponds to (its label's date, or its estimate)."""
+    label = order.english_label(v.label) or (v.meta.get("estimated") or {}).get("best")
+    if v.lang == "en" or not label:
+        return None
+    try:
+        e = store.get_version(v.game, "en", label)
+    except NotFound:
+        return None
+    return None if e.partial else e
+
+
+def _bridged(store: Store, old: VersionInfo, new: VersionInfo) -> list[tuple[str, str]] | None:
+    """Forced pairs for two translations made from the English lineage of their editions, or None.
+
+    Two translations years apart (5.5.0.0 and 20231117.0) may come from different translators: their
+    texts hardly compare, while the English editions they follow are linked clause by clause."""
+    ea, eb = _english(store, old), _english(store, new)
+    if ea is None or eb is None or ea.id == eb.id:
+        return None
+    old_ids = [r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (old.id,))]
+    new_ids = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (new.id,))}
+    carried = carry(store, old.game, "en", old_ids, ea.label, eb.label)
+    pairs = [(r, n) for r, n in carried.items() if n in new_ids]
+    targets = {n for _, n in pairs}
+    pairs += [(r, "") for r, n in carried.items() if n not in new_ids]  # no partner: not matched by text
+    pairs += [("", n) for n in new_ids - targets]
+    return pairs
+
+
+def _pair_rows(
+    old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store, *, bridge: bool = True
+) -> list[tuple]:
     forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
+    bridged = _bridged(store, old, new) if bridge else None
+    if bridged is not None:  # a person's decisions win over the bridge
+        decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
+        forced = forced + [(o, n) for o, n in bridged if o not in decided_old and n not in decided_new]
     changes = diff_items(load_items(store, old), load_items(store, new), forced,
                          old_partial=old.partial, new_partial=new.partial, inline=False)  # fmt: skip
     return [
@@ -95,7 +132,7 @@ def _memory_links(store: Store) -> dict:
         forced_entries = load_forced()
         for chain in _chains(store):
             for a, b in zip(chain, chain[1:], strict=False):
-                for row in _pair_rows(a, b, forced_entries, store):
+                for row in _pair_rows(a, b, forced_entries, store, bridge=False):
                     _, _, ov, nv, o, n, kind, sim, ref = row
                     if n:
                         links["back"][(nv, n)] = (kind, o, sim, ref)

@@ -91,3 +91,10 @@ def test_history_works_on_a_store_built_without_the_lineage_table():
     store = store_of("2024-06-07", "2025-02-07", lineage=False)
     h = history.history(store, "mtg", "en", "509.3a", inline=False)
     assert moves(h) == [("20250207", "509.5a", "509.3a")]
+
+
+def test_japanese_history_reaches_the_old_translation_through_the_english_lineage(store):
+    h = history.history(store, "mtg", "ja", "509.1e", inline=False)
+    # 5.5.0.0 follows English 20081001, where 309.2c became 509.1e at the 2009 renumbering
+    assert h["events"][0] == {"version": "5.5.0.0", "kind": "created", "rule": "309.2c", "old_rule": None}
+    assert moves(h) == [("20231117.0", "309.2c", "509.1e")]
