@@ -370,3 +370,20 @@ def test_classes_with_constructor_calls_and_functions_returning_impl(tmp_path):
         ("lib.rs", 2, "", "100.1", "code"),
         ("lib.rs", 7, "it_works", "100.2", "test"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        (
+            '702.90a "Battle cry" means "Whenever this creature attacks, each other attacking creature gets +1/+0."',
+            ["Whenever this creature attacks, each other attacking creature gets +1/+0."],
+        ),
+        ('CR 702.19b: "Colossal Dreadmaw" tramples', []),  # a card name
+        ('markers end with a period ("309.2."), sub-rules do not ("309.2a")', []),  # quotes pair left to right
+        ('"rule 728〔不正な処理の扱い〕参照", "rules 509.1-3"', []),  # quoted citations, not rule text
+        ("「ブロック・クリーチャー指定ステップの開始時に」", ["ブロック・クリーチャー指定ステップの開始時に"]),
+    ],
+)
+def test_quotes_that_count_as_rule_text(text, found):
+    assert forms.quotes(text) == found

@@ -27,7 +27,8 @@ _DM_CUE = re.compile(r"総合ゲームルール\s*$")
 _NAME_ID = re.compile(rf"(?<![0-9])([1-9]\d{{2}})_([1-9]\d{{0,2}})([{_L}]{{1,2}})?(?![0-9A-Za-z])")
 _DATE = re.compile(r"(?<![0-9])((?:19|20)\d{2})(-?)(\d{2})\2(\d{2})(?![0-9])")
 _WRITTEN = re.compile(r"written\s+against\s*:?\s*(?:CR\s*)?(\S+)", re.IGNORECASE)
-_QUOTE = re.compile(r"[\"“「『]([^\"”」』\n]{15,})[\"”」』]")
+# Quotes pair left to right (no minimum length inside the pattern, or a closing quote would open one).
+_QUOTE = re.compile(r"[\"“「『]([^\"“”「」『』\n]+)[\"”」』]")
 
 
 @dataclass
@@ -128,10 +129,15 @@ def explicit_written(text: str) -> date | None:
 
 
 def quotes(text: str) -> list[str]:
-    """Quoted passages long enough to be rule text (five words or more: card names are shorter)."""
+    """Quoted passages long enough to be rule text (five words or more: card names are shorter).
+
+    A quote holding a clause id quotes a citation, not the rule (``"rule 601.2a–h"``).
+    """
     out = []
     for m in _QUOTE.finditer(text):
         q = m.group(1).strip()
+        if not q[:1].isalpha() or find_ids(q):
+            continue
         if len(q.split()) >= 5 or (len(q) >= 15 and not q.isascii()):
             out.append(q)
     return out
