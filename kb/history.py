@@ -31,7 +31,8 @@ def _chains(store: Store) -> list[list[VersionInfo]]:
     """Versions of each game/language, oldest first (the order lineage links follow)."""
     groups: dict[tuple[str, str], list[VersionInfo]] = {}
     for v in store.versions():
-        groups.setdefault((v.game, v.lang), []).append(v)
+        if v.sort_date:  # an undated version without an estimate has no place in a chain
+            groups.setdefault((v.game, v.lang), []).append(v)
     # English first: translations are linked through the English lineage (see _bridged)
     return sorted(groups.values(), key=lambda chain: chain[0].lang != "en")
 
@@ -170,9 +171,10 @@ def _hashes(store: Store, rule: str) -> dict[int, str]:
 def thread(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> tuple[list[Step], dict]:
     """Every version's id and text hash of the clause ``rule`` (held by ``version``, else the newest
     version holding that id), oldest first; plus how it began and ended (``created``/``removed`` versions)."""
-    chain = store.versions(game, lang)
-    if not chain:
+    every = store.versions(game, lang)
+    if not every:
         raise NotFound(f"no versions of {game}/{lang}")
+    chain = [v for v in every if v.sort_date]  # the order lineage follows; undated versions stand alone
     hashes_cache: dict[str, dict[int, str]] = {}
 
     def holds(i: int, r: str) -> str | None:
@@ -182,11 +184,16 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
 
     if version:
         v = store.get_version(game, lang, version)
+        if not v.sort_date:
+            chain = [v]
         k = next(i for i, c in enumerate(chain) if c.id == v.id)
         if holds(k, rule) is None:
             raise NotFound(f"rule {rule} not in {game}/{lang} {v.label}")
     else:
         k = next((i for i in range(len(chain) - 1, -1, -1) if holds(i, rule)), None)
+        if k is None:
+            chain = [v for v in every if not v.sort_date and v.id in _hashes(store, rule)][-1:]
+            k = 0 if chain else None
         if k is None:
             raise NotFound(f"unknown rule {rule!r} in {game}/{lang}")
     steps = [Step(chain[k], rule, holds(k, rule) or "")]
@@ -305,7 +312,7 @@ def carry(
 ) -> dict[str, str | None]:
     """Map clause ids of edition ``from_label`` to their ids in ``to_label`` along the lineage links
     (None for a clause removed on the way). Works in either direction."""
-    chain = store.versions(game, lang)
+    chain = [v for v in store.versions(game, lang) if v.sort_date]
     labels = [v.label for v in chain]
     try:
         i, j = labels.index(from_label), labels.index(to_label)

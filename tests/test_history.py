@@ -98,3 +98,14 @@ def test_japanese_history_reaches_the_old_translation_through_the_english_lineag
     # 5.5.0.0 follows English 20081001, where 309.2c became 509.1e at the 2009 renumbering
     assert h["events"][0] == {"version": "5.5.0.0", "kind": "created", "rule": "309.2c", "old_rule": None}
     assert moves(h) == [("20231117.0", "309.2c", "509.1e")]
+
+
+def test_without_english_the_undated_translation_stands_alone(tmp_path):
+    from tests._kbfixtures import JAPANESE, build_store
+
+    store = build_store(JAPANESE, tmp_path / "ja.sqlite")
+    h = history.history(store, "mtg", "ja", "509.1", inline=False)
+    assert [e["version"] for e in h["events"]] == ["20231117.0", "20260807.0"]  # 5.5.0.0 is not chained
+    assert history.history(store, "mtg", "ja", "309.2")["events"] == [
+        {"version": "5.5.0.0", "kind": "created", "rule": "309.2", "old_rule": None}
+    ]
