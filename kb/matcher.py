@@ -11,6 +11,7 @@ Rounds, each only over what is still unpaired:
    alike) or for a long text no other candidate comes close to — never on equal boilerplate alone
    (recurring sentences such as "the active player gets priority" have close runners-up).
 Rounds 4–6 repeat while they pair something new (pairs give parents, parents allow new pairs).
+7. leftovers: an id unpaired on both sides whose texts still share a good part is one clause rewritten.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from collections import Counter, defaultdict
 from kb.diffparts import Item, similarity
 
 LOCAL_MIN = 0.5  # least similarity for a pair inside the same rule / parent
+SAME_ID_MIN = 0.3  # at the end, an id left on both sides is one clause rewritten if this similar
 GLOBAL_MIN = 0.8  # least similarity for a pair found anywhere
 SAME_ID_BONUS = 0.1
 CONTEXT_BONUS = 0.05
@@ -189,6 +191,17 @@ def _global(m: Matching) -> int:
     return _greedy(m, scored)
 
 
+def _same_id_leftovers(m: Matching) -> int:
+    """Last round: an id still unpaired on both sides whose texts share enough is a rewritten clause."""
+    free_new = {n.rule: n for n in m.free_new()}
+    scored = []
+    for o in m.free_old():
+        n = free_new.get(o.rule)
+        if n is not None and n.heading == o.heading and similarity(o, n) >= SAME_ID_MIN:
+            scored.append((similarity(o, n), -o.position, o.rule, n.rule))
+    return _greedy(m, scored)
+
+
 def match(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None = None) -> Matching:
     """Pair old items with new ones; ``forced`` holds (old_rule, new_rule) with "" for 'no partner'."""
     m = Matching(old, new)
@@ -205,4 +218,5 @@ def match(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None
         found = _local(m) + _headings_by_votes(m) + _global(m)
         if not found:
             break
+    _same_id_leftovers(m)
     return m
