@@ -43,8 +43,10 @@ _U_ROW = set("ウクスツヌフムユルグズヅブプュゥ")
 # Dropped parts of speech (Janome / IPADIC first two fields) and stop words (base forms).
 _DROP_POS = {"助詞", "助動詞", "記号", "フィラー", "接続詞", "連体詞", "感動詞", "その他"}
 _DROP_POS2 = {("動詞", "非自立"), ("動詞", "接尾"), ("名詞", "非自立"), ("名詞", "代名詞"), ("形容詞", "非自立")}
+_PASSIVE = {"れる", "られる"}
+PASSIVE = "れる"  # the one key for the passive auxiliary
 STOP_WORDS = _wordlist(
-    "する ある いる なる できる れる られる せる させる こと もの よう ため とき 時 これ それ あれ この その "
+    "する ある いる なる できる せる させる こと もの よう ため とき 時 これ それ あれ この その "
     "どう 何 なに どこ いつ だれ 誰 どれ ない 無い いう よる おく"
 )
 
@@ -74,6 +76,11 @@ def okurigana_stem(key: str) -> str:
     """Drop trailing kana after kanji: 支払う/支払い/支払わ -> 支払, so verb forms and their nouns meet."""
     m = _OKURIGANA.match(key)
     return m.group(1) if m else key
+
+
+def title_key(s: str) -> str:
+    """A whole title or term as one comparable key: NFKC, lower case, no dots or spaces, folded."""
+    return fold_kana(re.sub(r"[\s・]+", "", normalize(s)[0]))
 
 
 def is_kana_only(s: str) -> bool:
@@ -192,9 +199,11 @@ def words(text: str, vocab: frozenset[str] = BUILTIN_VOCAB) -> list[Word]:
         i += 1
         p1, _, p2 = ps.partition(",")
         p2 = p2.split(",", 1)[0]
-        if p1 in _DROP_POS or (p1, p2) in _DROP_POS2 or not any(c.isalnum() for c in surface):
+        # The passive stays: ブロックされた (blocked) is not ブロックした (blocked something).
+        passive = base in _PASSIVE
+        if not passive and (p1 in _DROP_POS or (p1, p2) in _DROP_POS2 or not any(c.isalnum() for c in surface)):
             continue
-        key = base if p1 in ("動詞", "形容詞") and base != "*" else surface
+        key = PASSIVE if passive else base if p1 in ("動詞", "形容詞") and base != "*" else surface
         if key in STOP_WORDS or base in STOP_WORDS:
             continue
         key = okurigana_stem(key)

@@ -19,7 +19,7 @@ from whoosh import index as windex
 from whoosh.analysis import StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
-from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab
+from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
 
 TERMS_FILE = "terms.json"
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
@@ -32,6 +32,7 @@ def make_schema(vocab: frozenset[str] | None = None) -> Schema:
     ja, rd, en = JapaneseAnalyzer(vocab), ReadingAnalyzer(vocab), StemmingAnalyzer()
     return Schema(
         key=ID(stored=True, unique=True),
+        tk=ID,  # the whole title / glossary term, normalised: an exact name match ranks first
         kind=ID(stored=True),
         game=ID(stored=True),
         lang=ID(stored=True),
@@ -133,7 +134,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
             progress(done, total, "index")
     for t in terms:
         title = t["term"] + (f" {t['reading']}" if t["reading"] else "")
-        doc = _fields(t["lang"], title, t["definition"] or "", [])
+        doc = _fields(t["lang"], title, t["definition"] or "", [], name=t["term"])
         if t["english"] and t["lang"] == "ja":
             doc["et"] = t["english"]
         add(
@@ -161,13 +162,14 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
             "seconds": round(time.perf_counter() - t0, 2), "size": size}  # fmt: skip
 
 
-def _fields(lang: str, title: str, text: str, examples: list[str]) -> dict:
+def _fields(lang: str, title: str, text: str, examples: list[str], name: str | None = None) -> dict:
     """Field values for one text: Japanese fields for ``ja``, English ones otherwise."""
     ex = "\n".join(examples)
+    key = {"tk": title_key(name if name is not None else title)} if (name or title) else {}
     if lang == "ja":
         body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
-        return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body}
-    return {"en": f"{title}\n{text}" if title else text, "et": title, "ex": ex}
+        return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body, **key}
+    return {"en": f"{title}\n{text}" if title else text, "et": title, "ex": ex, **key}
 
 
 def _glossary(store, version_gl: dict[int, tuple[str, str]]) -> list[dict]:

@@ -19,7 +19,7 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.query import And, DisjunctionMax, Or, Phrase, Query, Term
 
 from kb import ruleid
-from kb.analysis import Word, bigrams, fold_kana, is_kana_only, normalize, to_katakana, words
+from kb.analysis import PASSIVE, Word, bigrams, fold_kana, is_kana_only, normalize, title_key, to_katakana, words
 from kb.errors import RulekbError
 from kb.index import CURRENT_DIR, TERMS_FILE
 from kb.thesaurus import Thesaurus
@@ -146,7 +146,7 @@ class Searcher:
         translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
         1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
         translated view; loose = any unit of any view. Above them all, 2.5: the query's own
-        words as a phrase.
+        words as a phrase, and 2.8: a heading, article or glossary term named exactly so.
         """
         qwords = words(text, self.vocab)
         qkeys = [w.key for w in qwords]
@@ -185,7 +185,8 @@ class Searcher:
         native = [(u, b) for u, b in native if u]
         translated = [(u, b) for u, b in translated if u]
         lits.discard("")
-        tiers: list[tuple[float, Query]] = []
+        lits.discard(PASSIVE)
+        tiers: list[tuple[float, Query]] = [(2.8, Term("tk", title_key(text)))]
         # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
         phrases = []
         ja_keys = list(dict.fromkeys(qkeys))

@@ -75,8 +75,10 @@ def test_base_forms_for_inflection():
 
 
 def test_particles_auxiliaries_and_symbols_dropped():
-    ks = keys("ブロックされたクリーチャーはどうなる？")
-    assert ks == ["ブロック", "クリチャ"]
+    assert keys("ブロックしたクリーチャーはどうなる？") == ["ブロック", "クリチャ"]
+    # the passive is kept (blocked creature is not blocking creature), as one key
+    assert keys("ブロックされたクリーチャー") == keys("ブロックされているクリーチャー") == ["ブロック", "れる", "クリチャ"]
+    assert keys("唱えられた") == ["唱", "れる"]
 
 
 def test_readings_match_same_reading_words_and_kana():
