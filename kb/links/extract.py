@@ -57,7 +57,8 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     """Citations and tests of one lexed file."""
     out = Scan(files=1)
     roots = units.frames(src)
-    for f in units.iter_frames(roots):
+    every = units.iter_frames(roots)
+    for f in every:
         if f.test:
             out.tests.append(FoundTest(f.id, src.rel, f.line, f.classname, f.name, src.language))
     # A "written against" annotation outside every test (a file header, a class comment) dates the whole file.
@@ -100,7 +101,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
                 written, how = file_date, "file"
             emit(fd, r.start + fd.offset, r, written, how)
     # Test names: identifiers with underscores, and Kotlin `backtick names`.
-    for f in units.iter_frames(roots):
+    for f in every:
         if not f.test or src.language in ("gherkin", "typescript", "javascript"):
             continue
         hits = forms.find_ids(f.name, game) if " " in f.name else forms.find_name_ids(f.name, game)

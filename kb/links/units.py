@@ -244,11 +244,15 @@ def frames(src: SourceFile) -> list[Frame]:
     return roots
 
 
-def iter_frames(roots: list[Frame]):
+def iter_frames(roots: list[Frame]) -> list[Frame]:
     """Every frame, depth first."""
-    for f in roots:
-        yield f
-        yield from iter_frames(f.children)
+    out: list[Frame] = []
+    stack = list(reversed(roots))
+    while stack:
+        f = stack.pop()
+        out.append(f)
+        stack.extend(reversed(f.children))
+    return out
 
 
 def test_id(src: SourceFile, f: Frame) -> tuple[str, str]:
