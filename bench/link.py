@@ -86,11 +86,11 @@ def generate(root: str, count: int) -> None:
             fh.write(template.format(n=n, **rules) + tail)
 
 
-def measure(path: str) -> tuple[int, int, int, float]:
-    """(files, citations, tests, seconds) of one scan."""
-    t = time.perf_counter()
+def measure(path: str) -> tuple[int, int, int, float, float]:
+    """(files, citations, tests, wall seconds, CPU seconds) of one scan."""
+    t, cpu = time.perf_counter(), time.process_time()
     found = scan_tree([path])
-    return found.files, len(found.citations), len(found.tests), time.perf_counter() - t
+    return found.files, len(found.citations), len(found.tests), time.perf_counter() - t, time.process_time() - cpu
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -103,10 +103,11 @@ def main(argv: list[str] | None = None) -> int:
         trees = [(f"generated ({args.files} files)", tmp)] + [(p, p) for p in args.paths]
         worst = 0.0
         for label, path in trees:
-            files, cites, tests, secs = measure(path)
+            files, cites, tests, secs, cpu = measure(path)
             worst = max(worst, secs) if label.startswith("generated") else worst
             print(
-                f"{label}: {files} files, {tests} tests, {cites} citations in {secs:.2f} s = {files / secs:,.0f} files/s"
+                f"{label}: {files} files, {tests} tests, {cites} citations in {secs:.2f} s"
+                f" (CPU {cpu:.2f} s) = {files / secs:,.0f} files/s"
             )
     print(f"target < 5 s for the generated tree: {'met' if worst < 5 else 'MISSED'}")
     return 0
