@@ -303,10 +303,11 @@ def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, 
 @click.option("--against", help="Version to resolve citations against (default: the newest).")
 @click.option("--junit", multiple=True, type=click.Path(exists=True, dir_okay=False), help="JUnit XML results (repeatable).")
 @click.option("--save", is_flag=True, help="Keep the result in the KB for the web app.")
+@click.option("--no-git", is_flag=True, help="Do not date citations by their git commits.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handles_errors
-def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | None, junit: tuple[str, ...], save: bool, as_json: bool) -> None:
+def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | None, junit: tuple[str, ...], save: bool, no_git: bool, as_json: bool) -> None:
     """Find rule citations in an engine's tests and check them against the rules."""
     from kb.links import link as run_link
 
@@ -314,9 +315,9 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
         from kb.build import writable_copy
 
         with writable_copy(ctx.obj) as store:
-            data = run_link(store, list(paths), game=game, against=against, junit=list(junit), save=True)
+            data = run_link(store, list(paths), game=game, against=against, junit=list(junit), save=True, git=not no_git)
     else:
-        data = run_link(_store(ctx), list(paths), game=game, against=against, junit=list(junit))
+        data = run_link(_store(ctx), list(paths), game=game, against=against, junit=list(junit), git=not no_git)
     if as_json:
         emit_json(data)
         return
