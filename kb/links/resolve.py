@@ -239,9 +239,15 @@ class Resolver:
         """The link JSON fields for one citation."""
         A = self.against
         node_a = self.node(cite.rule, A)
+        notes = []
+        if node_a is None and A.partial:
+            # A partial version (a quote, one viewer page) lacks most clauses: absence there proves nothing.
+            holder = self.last_holding(cite.rule)
+            if holder is not None:
+                notes.append(f"{A.label} is partial; resolved against {holder.label}")
+                A, node_a = holder, self.node(cite.rule, holder)
         written = self.in_force(date.fromisoformat(cite.written)) if cite.written else None
         node_w = self.node(cite.rule, written) if written else None
-        notes = []
         keywords: list[str] = []
         if node_a is None:
             status = "orphan"
