@@ -24,7 +24,7 @@ from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn
 TERMS_FILE = "terms.json"
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
 Progress = Callable[[int, int, str], None]
-_SEE_RULE = re.compile(r"(?:rule|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
+_SEE_RULE = re.compile(r"(?:rules?|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
 
 
 def make_schema(vocab: frozenset[str] | None = None) -> Schema:

@@ -145,8 +145,9 @@ class Searcher:
         A view is one way to say the query (its own words, a thesaurus rewrite, a kana reading, a
         translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
         1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
-        translated view; loose = any unit of any view. Above them all, 2.5: the query's own
-        words as a phrase, and 2.8: a heading, article or glossary term named exactly so.
+        translated view, 1.2 every unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
+        words as a phrase, 2.7 a heading or term named by the query's translation, and 2.8 a
+        heading, article or glossary term named exactly as the query.
         """
         qwords = words(text, self.vocab)
         qkeys = [w.key for w in qwords]
@@ -155,6 +156,7 @@ class Searcher:
         lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
         native: list[tuple[list[Query], float]] = []
         translated: list[tuple[list[Query], float]] = []
+        older: list[tuple[list[Query], float]] = []
         if qwords:
             native.append((self._units(qwords), 1.0))
         if "reading" in self.layers and is_kana_only(text):
@@ -168,6 +170,10 @@ class Searcher:
             rewrites = self.thesaurus.rewrite(qkeys)
             for alt, dsts in _rewritten(qwords, rewrites, lambda t: words(t, self.vocab)):
                 native.append((self._units(alt), 0.9))
+                lits.update(normalize(d)[0] for d in dsts)
+            # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
+            for alt, dsts in _rewritten(qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)):
+                older.append((self._units(alt), 0.8))
                 lits.update(normalize(d)[0] for d in dsts)
         en = _en_terms(text)
         if en:
@@ -201,9 +207,18 @@ class Searcher:
             fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if len(u) >= 3 for i in range(len(u))]
             if fewer:
                 tiers.append((1.6, _all_of(fewer)))
+        if "translate" in self.layers:
+            names = self.thesaurus.names_for(qkeys, text)
+            if names:
+                # The query is a known term: the heading or glossary entry named by its translation.
+                tiers.append((2.7, Or([Term("tk", title_key(n)) for n in names])))
         if translated:
             tiers.append((1.3, _all_of(translated)))
-        views = native + translated
+        older = [(u, b) for u, b in older if u]
+        if older:
+            tiers.append((1.2, _all_of(older)))
+        tiers.sort(key=lambda t: -t[0])
+        views = native + translated + older
         loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
         return tiers, loose, sorted(lits, key=len, reverse=True)
 

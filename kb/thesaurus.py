@@ -32,7 +32,8 @@ class Thesaurus:
     """Rewrites of a query's word keys and translations between Japanese and English."""
 
     vocab: frozenset[str] = BUILTIN_VOCAB
-    rewrites: dict[tuple[str, ...], set[str]] = field(default_factory=dict)  # keys -> replacement phrases
+    # keys -> {(replacement phrase, kind)}; kind "colloquial", "old" (old -> new) or "older" (new -> old)
+    rewrites: dict[tuple[str, ...], set[tuple[str, str]]] = field(default_factory=dict)
     ja2en: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
     en2ja: dict[str, set[str]] = field(default_factory=dict)
 
@@ -50,18 +51,18 @@ class Thesaurus:
             if kind == "ja-en":
                 th.add_pair(src, dst)
                 continue
-            th._add_rewrite(src, dst)
+            th._add_rewrite(src, dst, kind)
             if kind == "old":
-                th._add_rewrite(dst, src)  # old texts stay findable with today's words
+                th._add_rewrite(dst, src, "older")  # old texts stay findable with today's words
         for ja, ens in (pairs or {}).items():
             for en in ens:
                 th.add_pair(ja, en)
         return th
 
-    def _add_rewrite(self, src: str, dst: str) -> None:
+    def _add_rewrite(self, src: str, dst: str, kind: str) -> None:
         k = keys(src, self.vocab)
         if k:
-            self.rewrites.setdefault(k, set()).add(dst)
+            self.rewrites.setdefault(k, set()).add((dst, kind))
 
     def add_pair(self, ja: str, en: str) -> None:
         """Record a Japanese <-> English term pair."""
@@ -70,12 +71,12 @@ class Thesaurus:
             self.ja2en.setdefault(k, set()).add(en)
             self.en2ja.setdefault(e, set()).add(ja)
 
-    def rewrite(self, qkeys: list[str]) -> list[tuple[int, int, str]]:
-        """(start, length, phrase): spans of ``qkeys`` a rewrite matches and the phrase to put there."""
+    def rewrite(self, qkeys: list[str], kinds: tuple[str, ...] = ("colloquial", "old")) -> list[tuple[int, int, str]]:
+        """(start, length, phrase): spans of ``qkeys`` a rewrite of ``kinds`` matches, and the phrase to put there."""
         out = []
         for k, dsts in self.rewrites.items():
             for i in _find(qkeys, k):
-                out.extend((i, len(k), dst) for dst in sorted(dsts))
+                out.extend((i, len(k), dst) for dst, kind in sorted(dsts) if kind in kinds)
         return out
 
     def to_english(self, qkeys: list[str]) -> list[str]:
@@ -86,6 +87,10 @@ class Thesaurus:
                 found.append((len(k), sorted(ens)))
         found.sort(key=lambda x: -x[0])
         return [en for _, ens in found[:3] for en in ens[:2]]
+
+    def names_for(self, qkeys: list[str], query: str) -> list[str]:
+        """Translations of a query that is, as a whole, a known term (追放 -> Exile, trample -> トランプル)."""
+        return sorted(self.ja2en.get(tuple(qkeys), set()) | self.en2ja.get(english_key(query), set()))
 
     def to_japanese(self, query: str) -> list[str]:
         """Japanese terms for English terms found in the query (longest first)."""
