@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import threading
 from pathlib import Path
 
 import pytest
@@ -23,17 +22,14 @@ def base_url(built_home, tmp_path_factory):
     """The bundled corpus plus the English 2023-11-17 edition, served by waitress on a free loopback port."""
     from ingest.common import Hints
     from kb.build import ingest_files
-    from web.server import make_server
+    from web.server import start_in_thread
 
     home = tmp_path_factory.mktemp("browser") / "home"
     shutil.copytree(built_home, home, symlinks=True)
     ingest_files(home, [str(EN_2023)], lambda _path: Hints())
-    server = make_server(home, host="127.0.0.1", port=0)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
+    server = start_in_thread(home)
     yield f"http://127.0.0.1:{server.effective_port}"
     server.close()
-    thread.join(timeout=5)
 
 
 @pytest.fixture(scope="module")

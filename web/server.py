@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import threading
 
 from web import create_app
 
@@ -28,3 +30,16 @@ def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: 
         pass
     finally:
         server.close()
+
+
+def start_in_thread(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 0, **options):
+    """Serve from a daemon thread (tests, benchmarks); returns the server: ``effective_port``, ``close()``."""
+    server = make_server(home, host, port, **options)
+
+    def run() -> None:
+        # close() from another thread makes the loop fail on the closed sockets: a normal stop
+        with contextlib.suppress(OSError, ValueError):
+            server.run()
+
+    threading.Thread(target=run, name="rulekb-web", daemon=True).start()
+    return server
