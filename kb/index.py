@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from whoosh import index as windex
-from whoosh.analysis import StemmingAnalyzer
+from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
@@ -47,7 +47,8 @@ def make_schema(vocab: frozenset[str] | None = None) -> Schema:
         jx=TEXT(analyzer=ja, phrase=False),  # examples
         jr=TEXT(analyzer=rd, phrase=False),  # readings of title + text
         jb=TEXT(analyzer=BigramAnalyzer(), phrase=False),  # character bigrams (recall layer)
-        en=TEXT(analyzer=en),
+        en=TEXT(analyzer=en, phrase=False),
+        ew=TEXT(analyzer=StandardAnalyzer(stoplist=None)),  # unstemmed words: "blocked creature" as a phrase
         et=TEXT(analyzer=en, phrase=False),
         ex=TEXT(analyzer=en, phrase=False),
     )  # fmt: skip
@@ -169,7 +170,8 @@ def _fields(lang: str, title: str, text: str, examples: list[str], name: str | N
     if lang == "ja":
         body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
         return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body, **key}
-    return {"en": f"{title}\n{text}" if title else text, "et": title, "ex": ex, **key}
+    body = f"{title}\n{text}" if title else text
+    return {"en": body, "ew": body, "et": title, "ex": ex, **key}
 
 
 def _glossary(store, version_gl: dict[int, tuple[str, str]]) -> list[dict]:

@@ -198,8 +198,9 @@ class Searcher:
         ja_keys = list(dict.fromkeys(qkeys))
         if len(ja_keys) > 1 and _HAS_JA.search(text):
             phrases.append(Phrase("ja", ja_keys, slop=2))
-        if len(en) > 1:
-            phrases.append(Phrase("en", en, slop=2))
+        raw = re.findall(r"[a-z0-9']+", norm)
+        if len(raw) > 1:
+            phrases.append(Phrase("ew", raw))
         if phrases:
             tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
         if native:
