@@ -62,10 +62,9 @@ def test_search_shows_highlighted_snippets(page, base_url):
     page.wait_for_url("**/search?*")
     results = page.locator("ol.results li")
     assert results.count() >= 5
-    marks = page.locator("ol.results .snippet mark")
+    marks = page.locator('ol.results .snippet[lang="ja"] mark')  # Japanese snippets say so, for the fonts
     assert marks.first.is_visible()
     assert any(t.startswith("ブロック") for t in marks.all_inner_texts())
-    assert page.locator("ol.results .snippet").first.get_attribute("lang") == "ja"
     page.screenshot(path=str(ARTIFACTS / "search.png"), full_page=True)
 
 
