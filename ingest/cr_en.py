@@ -10,7 +10,7 @@ Layout of an edition (decoded to LF text)::
     100.1. These Magic rules apply ...                  -> clause "100.1"
     100.1a A two-player game is ...                     -> clause "100.1a"
     Example: ...                                        -> example of the open clause
-    Glossary                                            -> terms, up to "Credits" (or "Index")
+    Glossary                                            -> terms, up to "Credits" (or "Index"): ingest.glossary_en
     Credits                                             -> ignored
 
 Editions up to 2004 are hard-wrapped: continuation lines are joined into the clause, and a wrapped
@@ -28,8 +28,9 @@ from datetime import date
 from functools import lru_cache
 
 from ingest.common import Hints
+from ingest.glossary_en import EXAMPLE, RULE_LINE, indent, join_lines, read_glossary
 from kb import ruleid
-from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
+from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "cr-en"
 TITLE = "Magic: The Gathering Comprehensive Rules"
@@ -43,9 +44,7 @@ _CLAUSE = re.compile(
 )
 _SECTION = re.compile(r"^\s*(?P<id>[1-9])\.\s+(?P<title>[^\d\s].*?)\s*$")
 _RULE = re.compile(r"^\s*(?P<id>[1-9]\d{2})\.\s+(?P<title>\S.*?)\s*$")
-_EXAMPLE = re.compile(r"^\s*(?:Example|EXAMPLE)s?:\s*")
 _FIRST_CLAUSE = re.compile(r"^\s*100\.1(?![\w]|\.\d)")
-_RULE_LINE = re.compile(r"^\s*[-=_*]{3,}\s*$")  # the 1999 text underlines its headings
 _EFFECTIVE = re.compile(
     r"(?:current|effective)\s+as\s+of\s+(?P<month>[A-Z][a-z]+)\.?\s*(?P<day>\d{1,2})\s*,?\s*(?P<year>\d{4})"
 )
@@ -103,7 +102,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
         result.diagnostics.append(Diagnostic(path, len(lines), "no Glossary heading: the text ends inside the rules", "warning"))
         if nodes:
             nodes[-1].truncated = True
-    terms, aliases, obsolete = _read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
+    terms, aliases, obsolete = read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
 
     effective, eff_line, eff_raw = _effective_date(lines)
     file_date = _file_date(hints.path)
@@ -138,7 +137,7 @@ def _body_start(lines: list[str], first: int) -> int:
     i = first - 1
     while i >= 0:
         s = lines[i].strip()
-        if not s or _RULE_LINE.match(s):
+        if not s or RULE_LINE.match(s):
             i -= 1
             continue
         if _SECTION.match(s) or _RULE.match(s):
@@ -167,13 +166,9 @@ def _is_wrapped(body: list[str]) -> bool:
             continue
         clauses += 1
         nxt = body[i + 1]
-        if nxt.strip() and not _CLAUSE.match(nxt) and not _EXAMPLE.match(nxt) and _indent(nxt) <= len(m.group("indent")):
+        if nxt.strip() and not _CLAUSE.match(nxt) and not EXAMPLE.match(nxt) and indent(nxt) <= len(m.group("indent")):
             wraps += 1
     return clauses > 0 and wraps >= 0.05 * clauses
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip())
 
 
 def _effective_date(lines: list[str]) -> tuple[date | None, int, str]:
@@ -225,16 +220,6 @@ def _runs_on(line: str, text: str) -> bool:
     return len(text) > 60 and not s.endswith(_SENTENCE_END)
 
 
-def _join(text: str, piece: str, paragraph: bool) -> str:
-    if not text:
-        return piece
-    if paragraph:
-        return text + "\n" + piece
-    if text.endswith("-") and text[-2:-1].isalpha():  # a word hyphenated at the wrap
-        return text + piece
-    return text + " " + piece
-
-
 def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
     """Split the rules part into headings and clauses with their text and examples."""
     items: list[_Item] = []
@@ -245,7 +230,7 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
     for k, line in enumerate(body):
         lineno = offset + k + 1
         s = line.strip()
-        if not s or _RULE_LINE.match(s):
+        if not s or RULE_LINE.match(s):
             after_blank, runs_on = True, False
             continue
         m = None if runs_on or not s[0].isdigit() else _CLAUSE.match(line)
@@ -263,15 +248,15 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
             cur = _Item(kind, (int(h.group("id")), None, ""), lineno, RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno))
             items.append(cur)
             in_example, text = False, ""
-        elif cur is not None and _EXAMPLE.match(line):
-            cur.node.examples.append(_EXAMPLE.sub("", s, count=1))
+        elif cur is not None and EXAMPLE.match(line):
+            cur.node.examples.append(EXAMPLE.sub("", s, count=1))
             in_example, text = True, s
         elif cur is not None:
-            paragraph = not wrapped or after_blank or _indent(line) > cur.indent + 2
+            paragraph = not wrapped or after_blank or indent(line) > cur.indent + 2
             if in_example:
-                cur.node.examples[-1] = _join(cur.node.examples[-1], s, paragraph)
+                cur.node.examples[-1] = join_lines(cur.node.examples[-1], s, paragraph)
             else:
-                cur.node.text = _join(cur.node.text, s, paragraph)
+                cur.node.text = join_lines(cur.node.text, s, paragraph)
             text = s
         else:
             text = ""
@@ -435,63 +420,5 @@ class _Numberer:
             return
         node = item.node
         words = " ".join(x for x in (item.spelled, node.title, node.text) if x)
-        nodes[-1].text = _join(nodes[-1].text, words, True)
+        nodes[-1].text = join_lines(nodes[-1].text, words, True)
         nodes[-1].examples.extend(node.examples)
-
-
-# --- the glossary -------------------------------------------------------------------------------
-
-
-def _read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Term], dict, list[str]]:
-    """Glossary entries: a term line, then its definition, entries apart by blank lines."""
-    terms: list[Term] = []
-    aliases: dict[str, list[str]] = {}
-    obsolete: list[str] = []
-    block: list[tuple[int, str]] = []
-
-    def close() -> None:
-        if not block:
-            return
-        (line0, head), rest = block[0], block[1:]
-        fused = _FUSED_SENSE.match(head)
-        if fused:  # "Ability1. Text on an object …" (2021-06-09 lost the line break after the term)
-            head, rest = fused.group("term"), [(line0, fused.group("sense")), *rest]
-        if (head[:1].isspace() or _SENSE.match(head)) and terms:
-            # an indented paragraph (1999) or a numbered sense after a blank line runs on
-            terms[-1].definition = _join(terms[-1].definition, _definition(block, wrapped), True)
-        else:
-            term = head.strip()
-            flagged = re.search(r"\s*\((?:obsolete)\)\s*$", term, re.I)
-            definition = _definition(rest, wrapped)
-            if flagged:
-                term = term[: flagged.start()].strip()
-                obsolete.append(term)
-                definition = "(Obsolete) " + definition
-            parts = [p.strip() for p in re.split(r",\s+|/", term) if p.strip()]
-            if len(parts) > 1:
-                aliases[term] = parts
-            terms.append(Term(term=term, english=term, definition=definition, source="glossary", line=line0))
-        block.clear()
-
-    for k, line in enumerate(lines):
-        if not line.strip() or _RULE_LINE.match(line):
-            close()
-            continue
-        block.append((offset + k + 1, line))
-    close()
-    return terms, aliases, obsolete
-
-
-_SENSE = re.compile(r"^\d{1,2}\.\s+\S")
-_FUSED_SENSE = re.compile(r"^(?P<term>[A-Z][^\d]*?[a-z)”\"])(?P<sense>1\.\s+\S.*)$")
-
-
-def _definition(rows: list[tuple[int, str]], wrapped: bool) -> str:
-    """Join definition lines: numbered senses, indented paragraphs and examples start new lines."""
-    text = ""
-    base = _indent(rows[0][1]) if rows else 0
-    for _, line in rows:
-        s = line.strip()
-        paragraph = not wrapped or _indent(line) > base + 2 or bool(_SENSE.match(s) or _EXAMPLE.match(s))
-        text = _join(text, s, paragraph)
-    return text
