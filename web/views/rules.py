@@ -7,6 +7,7 @@ import re
 from flask import Blueprint, abort
 
 from kb import ruleid
+from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from web import services
 from web.pages import check_label, check_rule, clause_url, generation, store, twin, version, version_json
@@ -104,7 +105,7 @@ def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | N
         return None
     try:
         n = s.node(s.get_version(game, lang, label), rule)
-    except Exception:
+    except NotFound:
         return None
     return n.text if n else None
 
