@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from datetime import date
 from urllib.parse import unquote
 
-from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4 import BeautifulSoup, Tag
 
 from ingest.common import Hints, find_references, harvest_terms
+from ingest.htmltext import clean, flatten
 from kb import ruleid
 from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Section
 
@@ -134,7 +135,7 @@ def _html_blocks(html: str) -> tuple[list[_Block], list[str]]:
     for el in soup.find_all(id="toc"):
         el.decompose()
     h1 = soup.find(id="firstHeading") or soup.find("h1")
-    title = _clean(h1.get_text(" ")) if h1 else (soup.title.get_text(" ", strip=True).split(" - ")[0] if soup.title else "")
+    title = clean(h1.get_text(" ")) if h1 else (soup.title.get_text(" ", strip=True).split(" - ")[0] if soup.title else "")
     blocks = [_Block("title", title, getattr(h1, "sourceline", 0) or 0)]
     root = soup.find(class_="mw-parser-output") or soup.find(id="mw-content-text") or soup.body or soup
     _walk(root, blocks)
@@ -154,7 +155,7 @@ def _walk(el: Tag, blocks: list[_Block]) -> None:
         classes = " ".join(child.get("class") or [])
         if re.fullmatch(r"h[2-6]", child.name):
             headline = child.find(class_="mw-headline") or child
-            blocks.append(_Block("heading", _clean(headline.get_text(" ")), line, level=int(child.name[1]),
+            blocks.append(_Block("heading", clean(headline.get_text(" ")), line, level=int(child.name[1]),
                                  anchor=headline.get("id") or child.get("id") or ""))  # fmt: skip
         elif "card" in classes:
             lines = tuple(_lines(child))
@@ -168,7 +169,7 @@ def _walk(el: Tag, blocks: list[_Block]) -> None:
                 blocks.append(_Block(kind, text, line))
         elif child.name == "table":
             for tr in child.find_all("tr"):
-                cells = [_clean(c.get_text(" ")) for c in tr.find_all(["th", "td"])]
+                cells = [clean(c.get_text(" ")) for c in tr.find_all(["th", "td"])]
                 if any(cells):
                     blocks.append(_Block("para", " | ".join(c for c in cells if c), tr.sourceline or line))
         else:  # div, blockquote, dl, section: look inside
@@ -189,32 +190,7 @@ def _list(ul: Tag, depth: int, blocks: list[_Block]) -> None:
 
 def _lines(el: Tag, skip: tuple[str, ...] = ()) -> list[str]:
     """Text of an element, one entry per paragraph or <br>-separated line."""
-    out: list[str] = []
-    cur: list[str] = []
-
-    def flush() -> None:
-        if s := _clean("".join(cur)):
-            out.append(s)
-        cur.clear()
-
-    def walk(node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, NavigableString):
-                cur.append(str(child))
-            elif child.name in skip:
-                continue
-            elif child.name == "br":
-                flush()
-            elif child.name in ("p", "div", "li", "dd", "dt", "ul", "ol", "dl", "tr"):
-                flush()
-                walk(child)
-                flush()
-            else:
-                walk(child)
-
-    walk(el)
-    flush()
-    return out
+    return flatten(el, skip=skip)
 
 
 def _link_title(a: Tag) -> str:
@@ -225,10 +201,6 @@ def _link_title(a: Tag) -> str:
         return ""  # external links and red links (pages that do not exist)
     title = unquote(m.group(1)).replace("_", " ")
     return "" if _LINK_SKIP.match(title) else title
-
-
-def _clean(s: str) -> str:
-    return re.sub(r"\s+", " ", s).strip()
 
 
 # --- builder ------------------------------------------------------------------------------------

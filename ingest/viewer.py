@@ -19,9 +19,10 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from bs4 import BeautifulSoup, Comment, NavigableString, Tag
+from bs4 import BeautifulSoup, Comment, Tag
 
 from ingest.common import Hints, find_references, harvest_terms
+from ingest.htmltext import clean, flatten
 from kb.model import Diagnostic, ParsedVersion, ParseResult, Reference, RuleNode, Term
 
 NAME = "viewer"
@@ -235,33 +236,7 @@ def _is_chrome(el: Tag) -> bool:
 
 def _paragraphs(el: Tag, rule: str) -> list[str]:
     """Text of clause ``rule``'s element split at block boundaries and <br>, skipping nested clauses."""
-    out: list[str] = []
-    cur: list[str] = []
-
-    def flush() -> None:
-        s = re.sub(r"\s+", " ", "".join(cur)).strip()
-        if s:
-            out.append(s)
-        cur.clear()
-
-    def walk(node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, Comment):
-                continue
-            if isinstance(child, NavigableString):
-                cur.append(str(child))
-            elif child.name == "br" or _clause_of(child) not in ("", rule):
-                flush()  # a nested clause element is read on its own
-            elif child.name in _BLOCKS:
-                flush()
-                walk(child)
-                flush()
-            else:
-                walk(child)
-
-    walk(el)
-    flush()
-    return out
+    return flatten(el, blocks=_BLOCKS, cut=lambda child: _clause_of(child) not in ("", rule))
 
 
 def _html_lines(html: str) -> tuple[list[tuple[int, str]], dict, dict[str, list[str]]]:
@@ -279,7 +254,7 @@ def _html_lines(html: str) -> tuple[list[tuple[int, str]], dict, dict[str, list[
     for el in root.find_all(True):
         line = el.sourceline or 0
         if el.name in _HEADINGS:
-            text = re.sub(r"\s+", " ", el.get_text(" ")).strip()
+            text = clean(el.get_text(" "))
             if _SECTION.match(text) or _RULE.match(text):
                 lines.append((line, text))
             continue

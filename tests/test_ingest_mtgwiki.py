@@ -131,3 +131,11 @@ def test_term_with_reading():
     result = mtgwiki.parse("増殖\n\n増殖(ぞうしょく)/Proliferateは、キーワード処理の1つ。\n", Hints())
     (term,) = result.articles[0].extra["terms"]
     assert (term["term"], term["reading"], term["english"]) == ("増殖", "ぞうしょく", "Proliferate")
+
+
+def test_html_paragraphs_split_at_br_and_drop_comments():
+    html = ('<html><body><div class="mw-parser-output"><h1 id="firstHeading">記事</h1>'
+            "<p>一行目。<br>二行目<!-- 編集メモ -->の続き。</p>"
+            "<ul><li>項目<b>太字</b>。<ul><li>下位の項目。</li></ul></li></ul></div></body></html>")  # fmt: skip
+    article = mtgwiki.parse(html, Hints()).articles[0]
+    assert article.text.split("\n") == ["一行目。", "二行目の続き。", "・項目太字。", "・下位の項目。"]

@@ -167,3 +167,15 @@ def test_sniff_refuses_english_and_official_japanese():
     for path in [shared / "cr-en" / "MagicCompRules_2003-07-01.txt", shared / "cr-en" / "MagicCompRules_2026-01-16.txt",
                  *sorted((shared / "cr-ja").glob("*.txt")), *sorted((shared / "dm-rules").glob("*"))]:
         assert viewer.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
+
+
+def test_html_nested_clause_elements_are_read_on_their_own():
+    html = ("<html><body><main><h2>509. 見出し</h2>"
+            '<div id="509.1"><p>509.1 本文<!-- メモ -->。<br>次の段落。</p>'
+            '<div id="509.1a"><p>509.1a 下位の本文。</p></div><p>例：例文。</p></div>'
+            "</main></body></html>")  # fmt: skip
+    nodes = nodes_of(viewer.parse(html, Hints(version="20231117.0")))
+    assert list(nodes) == ["509", "509.1", "509.1a"]
+    assert nodes["509.1"].text == "本文。\n次の段落。"
+    assert nodes["509.1"].examples == ["例文。"]
+    assert nodes["509.1a"].text == "下位の本文。"
