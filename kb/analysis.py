@@ -143,7 +143,8 @@ def _janome_tokens(norm: str) -> list[tuple[str, str, str, str]]:
 
 def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int, str, str, str]]]:
     """Normalise and tokenise once per text: (norm, starts, ends, [(s, e, pos, base, reading)])."""
-    hit = _cache.get(text)
+    with _janome_lock:
+        hit = _cache.get(text)
     if hit is not None:
         return hit
     norm, starts, ends = normalize(text)
@@ -156,9 +157,10 @@ def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int,
         pos = s + len(surface)
         toks.append((s, pos, ps, base, reading))
     result = (norm, starts, ends, toks)
-    _cache[text] = result
-    if len(_cache) > _CACHE_SIZE:
-        _cache.popitem(last=False)
+    with _janome_lock:  # web requests analyse queries from several threads
+        _cache[text] = result
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
     return result
 
 

@@ -61,7 +61,6 @@ class Searcher:
         self.thesaurus = Thesaurus.load(vocab=self.vocab, pairs=pairs)
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
-        self._labels = {v.id: v.label for v in store.versions()}
 
     def _searcher(self, current: bool = False):
         """This thread's Whoosh searcher of the full index, or of the default-scope one."""
@@ -114,8 +113,8 @@ class Searcher:
         hits = []
         for d in order:
             tier, raw = scored[d]
-            # Shown score: the tier plus the score inside it squashed into [0, 1).
-            hits.append(self._hit(s, d, tier + raw / (1.0 + raw), shown, lits))
+            # Shown score: the tier plus the score inside it squashed into [0, 0.09): tiers are 0.1 apart.
+            hits.append(self._hit(s, d, tier + 0.09 * raw / (1.0 + raw), shown, lits))
         return {"total": total, "hits": hits}
 
     @staticmethod
@@ -231,7 +230,7 @@ class Searcher:
             if "reading" in self.layers and w.reading:
                 alts.append(Term("jr", w.reading, boost=0.3))
             if w.parts:
-                alts.append(And([Term("ja", p) for p, _, _ in w.parts], boost=0.7))
+                alts.append(And([Term("ja", p) for p, _, _ in w.parts], boost=0.3))  # recall only
             out.append(DisjunctionMax(alts, tiebreak=0.1))
         return out
 
