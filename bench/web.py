@@ -16,6 +16,7 @@ import http.client
 import itertools
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -132,6 +133,15 @@ def main() -> None:
                     help="make (almost) every search new, so the per-generation result cache rarely helps")
     args = ap.parse_args()
     home = Path(args.home) if args.home else prepare_home()
+    try:
+        run(home, args)
+    finally:
+        if not args.home:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def run(home: Path, args: argparse.Namespace) -> None:
+    """Serve ``home`` in a child process, warm it, load it, print the figures."""
     pages = page_urls(home)
     urls = [(kind, u) for kind, us in pages.items() for u in us]
     print(f"{len(pages['search'])} search, {len(pages['clause'])} clause, {len(pages['diff'])} diff URLs; "
