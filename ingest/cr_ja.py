@@ -1,4 +1,23 @@
-"""Read the official Japanese MTG Comprehensive Rules (和訳 ``YYYYMMDD.N``), whole or in pieces."""
+"""Read the official Japanese MTG Comprehensive Rules (和訳 ``YYYYMMDD.N``), whole or in pieces.
+
+Layout of the whole text (paragraphs often start with U+3000, which is ignored)::
+
+    header lines (translator, "2026-01-16 に翻訳")    -> meta header, translator, based_on
+    もくじ / 0. はじめに / 1. … / 100. … / 10. 用語集    -> meta contents (not nodes)
+    マジック：ザ・ギャザリング　総合ルール             -> meta title
+    0. はじめに + paragraphs                           -> meta introduction
+    1. ゲームの考え方 / 100. 原則                      -> section "1", rule "100"
+    100.1. … / 100.1a …                                -> clauses; 例：… examples, (訳注：…) notes
+    702.2. 接死                                        -> clause "702.2" titled 接死 (as cr-en does)
+    用語集                                             -> terms 用語（よみ）／English + definitions
+    クレジット                                         -> meta credits
+    このルールは2026年1月16日から有効です。            -> effective date (the last such line)
+
+A version is complete (``partial=False``) only when the text starts at the top (もくじ read, no
+stray lines before the first entry), holds every section and rule もくじ lists, reaches the
+glossary with at least one term, and has the effective-date line after the glossary began.
+Anything else is a piece of the text and partial.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +31,8 @@ from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
 
 NAME = "cr-ja"
 
-_CLAUSE = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.|(?P<sub>[a-z]{1,2}))[ \u3000]+(?P<text>\S.*)$")
+# "100.1. 本文" / "100.1a 本文"; a main clause without its period ("100.1 本文") is read too.
+_CLAUSE = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.|(?P<sub>[a-z]{1,2}))?[ \u3000]+(?P<text>\S.*)$")
 _HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})\.[ \u3000]*(?P<title>\S.*?)\s*$")
 # 用語（よみ）／English — the reading is kana (a few use ヴ and 、).
 _GLOSSARY = re.compile(
@@ -24,12 +44,14 @@ _NOTE = re.compile(r"^[\u3000 ]*[（(]?訳注[：:]")
 _TRAILING_NOTE = re.compile(r"\s*[（(](訳注[：:][^（）()]*)[）)]\s*$")
 _CONTENTS = re.compile(r"^[\u3000 ]*もくじ\s*$")
 _GLOSSARY_HEAD = "用語集"
-_CREDITS_HEAD = re.compile(r"^[\u3000 ]*クレジット\s*$")
+_CREDITS_HEAD = re.compile(r"^[\u3000 ]*(?:クレジット|Credits)[：:]?\s*$", re.I)
 _EFFECTIVE = re.compile(r"このルールは\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日から有効")
 _TRANSLATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\s*に翻訳")
 _FILE_LABEL = re.compile(r"(?<!\d)(\d{8}\.\d{1,2})(?!\d)")
 _BASED_ON = re.compile(r"(\*[^*]+\*\s*/\s*.+?)\s*(?:氏|が|まで)")
 _TEAM = re.compile(r"(日本マジックジャッジルール文書翻訳チーム)")
+_SENTENCE_END = tuple("。．.：:、，,;；!?！？」』)）")
+_SPACE = re.compile(r"[\s\u3000]+")
 
 
 def sniff(text: str, filename: str) -> float:
@@ -83,16 +105,17 @@ class _Reader:
         self.diagnostics: list[Diagnostic] = []
         self.orphan = 0  # lines before the first entry: the input starts inside one
         self.saw_contents = self.saw_glossary = False
+        self.dated = False  # the effective-date line came after the glossary began
         self.target = "text"
 
     def warn(self, line: int, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
 
     def feed(self, raw: str, line: int) -> None:
-        s = raw.rstrip()
-        if not s.strip():
-            return
-        getattr(self, "on_" + self.state)(s, line)
+        # A U+3000 paragraph mark (or indentation) never changes what a line is.
+        s = raw.strip().lstrip("\u3000").strip()
+        if s:
+            getattr(self, "on_" + self.state)(s, line)
 
     def on_header(self, s: str, line: int) -> None:
         if _CONTENTS.match(s):
@@ -105,7 +128,7 @@ class _Reader:
                     1, f"input starts inside an entry: {self.orphan} line(s) before the first rule or term skipped"
                 )
         else:
-            self.header.append(s.strip("\u3000 "))
+            self.header.append(s)
 
     def on_contents(self, s: str, line: int) -> None:
         m = _HEADING.match(s)
@@ -154,22 +177,33 @@ class _Reader:
         if rid == "0":  # はじめに: unnumbered introduction, kept in meta
             self.state = "intro"
             return True
-        if ruleid.parse(rid) is None or not self.forward(rid, line):
-            return False
-        # A numbered paragraph ("2. マナのタイプの1つ。") is not a heading: headings are listed
-        # in もくじ or at least look like a title.
-        listed = dict(self.contents).get(rid)
-        if listed != title and ("。" in title or len(title) > 40):
+        if ruleid.parse(rid) is None or not self.is_heading(rid, title) or not self.forward(rid, line):
             return False
         self.nodes.append(RuleNode(rule=rid, title=title, line=line))
         self.paras[rid] = []
         self.target = "text"
         return True
 
+    def is_heading(self, rid: str, title: str) -> bool:
+        """Tell a heading from a numbered paragraph ("2. マナのタイプの1つ。", a list "7. …" in 613.1).
+
+        A heading is listed in もくじ with this title, or looks like a title and fits where it
+        stands: a section heading when もくじ did not list sections (a piece), else the next
+        section; a rule heading within the current section (もくじ skips some, e.g. 721).
+        """
+        listed = dict(self.contents).get(rid)
+        if listed is not None and _SPACE.sub("", listed) == _SPACE.sub("", title):
+            return True
+        if "。" in title or len(title) > 40:
+            return False
+        section = ruleid.parse(self.nodes[-1].rule)[0] if self.nodes else None
+        if len(rid) <= 2:
+            return not self.contents and (section is None or int(rid) == section + 1)
+        return section is None or int(rid) // 100 == section
+
     def add_text(self, s: str) -> None:
         """Add a paragraph to the current node, moving a trailing (訳注：…) into its notes."""
         node = self.nodes[-1]
-        s = s.strip("\u3000 ")
         m = _TRAILING_NOTE.search(s)
         if m and m.start() > 0:
             node.notes.append(m.group(1))
@@ -178,19 +212,19 @@ class _Reader:
 
     def on_intro(self, s: str, line: int) -> None:
         if not self.structure(s, line):
-            self.intro.append(s.strip("\u3000 "))
+            self.intro.append(s)
         elif self.state == "intro":
             self.state = "body"
 
     def on_body(self, s: str, line: int) -> None:
-        if s.strip("\u3000 ") == _GLOSSARY_HEAD:
+        if s == _GLOSSARY_HEAD:
             self.state, self.saw_glossary = "glossary", True
             return
         if self.structure(s, line):
             return
         if not self.nodes:
             if "総合ルール" in s and not self.title:
-                self.title = s.strip("\u3000 ")
+                self.title = s
             else:
                 self.orphan += 1
             return
@@ -202,7 +236,7 @@ class _Reader:
         elif _NOTE.match(s):
             node.notes.append(s.strip("\u3000 （）()"))
         elif self.target == "example":
-            node.examples[-1] += "\n" + s.strip("\u3000 ")
+            node.examples[-1] += "\n" + s
         else:
             self.add_text(s)
 
@@ -214,17 +248,36 @@ class _Reader:
             )
         elif _CREDITS_HEAD.match(s):
             self.state = "credits"
+        elif _EFFECTIVE.search(s):  # no クレジット heading: the date line still ends the glossary
+            self.state, self.dated = "credits", True
         elif self.terms:
             term = self.terms[-1]
-            para = s.strip("\u3000 ")
-            term.definition = f"{term.definition}\n{para}" if term.definition else para
+            term.definition = f"{term.definition}\n{s}" if term.definition else s
         else:
             self.orphan += 1
             self.warn(line, "glossary text before the first term (input starts inside an entry); skipped")
 
     def on_credits(self, s: str, line: int) -> None:
-        if not _EFFECTIVE.search(s):
-            self.credits.append(s.strip())
+        if _EFFECTIVE.search(s):
+            self.dated = True
+        else:
+            self.credits.append(s)
+
+
+def _title_from_text(node: RuleNode) -> None:
+    """A clause that is only a name ("702.2. 接死") heads its sub-clauses, as in cr-en."""
+    text = node.text
+    if (
+        ruleid.is_clause(node.rule)
+        and not node.rule[-1].isalpha()
+        and text
+        and not node.examples
+        and "\n" not in text
+        and len(text) <= 40
+        and "。" not in text
+        and not text.endswith(_SENTENCE_END)
+    ):
+        node.title, node.text = text, ""
 
 
 def parse(text: str, hints: Hints) -> ParseResult:
@@ -236,6 +289,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
         reader.feed(raw, i + 1)
     for node in reader.nodes:
         node.text = "\n".join(reader.paras[node.rule])
+        _title_from_text(node)
     effective = None
     dates = list(_EFFECTIVE.finditer(text))
     if dates:  # the last such line is the one that counts
@@ -259,14 +313,16 @@ def parse(text: str, hints: Hints) -> ParseResult:
         meta["translator"] = t.group(1)
     if (b := _BASED_ON.search(header)) is not None:
         meta["based_on"] = b.group(1)
-    rules_in_contents = {rid for rid, _ in reader.contents if len(rid) == 3}
+    # もくじ lists はじめに (0) and 用語集 (10), which are not headings of the rules.
+    listed = {rid for rid, title in reader.contents if rid != "0" and not title.endswith(_GLOSSARY_HEAD)}
     headings = {n.rule for n in reader.nodes}
     complete = (
         reader.saw_contents
-        and reader.saw_glossary
-        and effective is not None
         and not reader.orphan
-        and rules_in_contents <= headings
+        and listed <= headings
+        and reader.saw_glossary
+        and bool(reader.terms)
+        and reader.dated
     )
     version = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=not complete, meta=meta)
     version.nodes = reader.nodes

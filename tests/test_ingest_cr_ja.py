@@ -173,3 +173,127 @@ def test_no_version_is_an_error_naming_the_file():
     assert [str(e) for e in result.errors] == [
         "x.txt: error: cannot tell the version (no YYYYMMDD.N in the name, no date); give --version"
     ]
+
+
+# --- the whole text: rules 100-905, 用語集, クレジット, effective-date line ------------------
+
+FULL = FIXTURES / "full_text.txt"
+
+
+def _shape(result):
+    """What a parse says about the rules and terms, to compare inputs that differ only in form."""
+    (v,) = result.versions
+    nodes = [(n.rule, n.parent, n.title, n.text, n.examples, n.notes) for n in v.nodes]
+    terms = [(t.term, t.reading, t.english, t.definition, t.source) for t in v.terms]
+    return v.label, v.effective, v.partial, nodes, terms, v.meta.get("contents")
+
+
+@pytest.fixture(scope="module")
+def full():
+    return _parse(FULL)
+
+
+def test_full_text_is_complete_with_every_clause_in_order(full):
+    assert not full.errors and not full.warnings
+    (v,) = full.versions
+    assert (v.label, v.effective, v.partial) == ("20260116.0", date(2026, 1, 16), False)
+    clauses = [n.rule for n in v.nodes if "." in n.rule]
+    # Independent list: every line that opens with a clause id, in file order.
+    raw = re.findall(r"^(\d{3}\.\d+(?:[a-z]+)?)\.? ", FULL.read_text(encoding="utf-8"), re.M)
+    assert clauses == raw and len(clauses) == 38
+    assert clauses[-1] == "905.6" and "704.5aa" in clauses
+    assert clauses.index("704.5z") + 1 == clauses.index("704.5aa")
+    assert [n.rule for n in v.nodes if "." not in n.rule] == [
+        "1", "100", "101", "5", "500", "509", "6", "613", "7", "701", "702", "704", "721", "722",
+        "8", "800", "9", "900", "905",
+    ]  # fmt: skip
+
+
+def test_full_text_name_only_clauses_are_titles_like_cr_en(full):
+    v = full.versions[0]
+    assert (_node(v, "702.2").title, _node(v, "702.2").text) == ("接死", "")
+    assert (_node(v, "702.19").title, _node(v, "702.19").text) == ("トランプル", "")
+    assert (_node(v, "701.2").title, _node(v, "701.2").text) == ("起動する", "")
+    assert _node(v, "702.2a").parent == "702.2" and _node(v, "702.2a").text == "接死は常在型能力である。"
+    # A clause that introduces a list is text, not a title.
+    assert (_node(v, "704.5").title, _node(v, "704.5").text) == ("", "状況起因処理は以下の通りである：")
+    en_text = (
+        "Magic: The Gathering Comprehensive Rules\n\nThese rules are effective as of January 16, 2026.\n\n"
+        "1. Game Concepts\n\n100. General\n\n100.1. These Magic rules apply to any Magic game.\n\n"
+        "7. Additional Rules\n\n702. Keyword Abilities\n\n702.2. Deathtouch\n\n702.2a Deathtouch is a static ability.\n"
+    )
+    en = {n.rule: n for n in parse_text(en_text, Hints(format="cr-en", version="20260116")).versions[0].nodes}
+    assert (en["702.2"].title, en["702.2"].text, en["702.2a"].parent) == ("Deathtouch", "", "702.2")
+
+
+def test_full_text_examples_notes_and_numbered_lists(full):
+    v = full.versions[0]
+    assert _node(v, "101.1").examples == [
+        "あるカードが「あなたは土地を追加でプレイしてよい。」と書いているなら、そのターンにはそうできる。\n"
+        "この例の続きの段落である。"
+    ]
+    assert _node(v, "100.2").notes == ["訳注：日本語版の大会規定は別に公開されている"]
+    assert _node(v, "702.2b").notes == ["訳注：「致死ダメージ」の扱いは rule 702.2c を見よ"]
+    # "7. パワーやタフネスを…" inside 613.1 is a list item, not the heading of section 7.
+    assert _node(v, "613.1").text.split("\n")[1:] == [
+        "1. コピー効果", "2. コントロールを変更する効果", "7. パワーやタフネスを変更する効果"
+    ]  # fmt: skip
+    assert _node(v, "7").title == "その他のルール" and _node(v, "701").parent == "7"
+
+
+def test_full_text_glossary_credits_and_contents(full):
+    v = full.versions[0]
+    glossary = [(t.term, t.reading, t.english) for t in v.terms if t.source == "glossary"]
+    assert glossary == [
+        ("アーティファクト", "あーてぃふぁくと", "Artifact"),
+        ("接死", "せっし", "Deathtouch"),
+        ("無色", "むしょく", "Colorless"),
+        ("守る、守る者", "まもる、まもるもの", "Protect/Protector"),
+        ("ヴァンガード", "ヴぁんがーど", "Vanguard(1)"),
+    ]
+    last = next(t for t in v.terms if t.term == "ヴァンガード")
+    assert last.definition == "ヴァンガード戦でのみ用いるカード・タイプ。rule 902〔ヴァンガード戦〕参照。"  # no credits
+    assert v.meta["credits"] == [
+        "マジック：ザ・ギャザリング\u3000オリジナル・ゲームデザイン: Richard Garfield",
+        "翻訳：日本マジックジャッジルール文書翻訳チーム",
+    ]
+    contents = v.meta["contents"]
+    assert len(contents) == 20 and contents[0] == ("0", "はじめに") and contents[-1] == ("10", "用語集")
+    assert not {n.rule for n in v.nodes} & {"0", "10"}  # はじめに and 用語集 are not rule headings
+    assert v.meta["introduction"].startswith("この文書は、ゲームのルールを定める最も上位の文書である。")
+
+
+@pytest.mark.parametrize(
+    "cut",
+    [
+        pytest.param(lambda lines: lines[:-1], id="no effective-date line"),
+        pytest.param(lambda lines: lines[: lines.index("用語集")], id="ends before the glossary"),
+        pytest.param(lambda lines: lines[lines.index("マジック：ザ・ギャザリング\u3000総合ルール") :], id="no もくじ"),
+        pytest.param(lambda lines: lines[: lines.index("905. コンスピラシー・ドラフト")] + lines[lines.index("用語集") :],
+                     id="a listed rule missing"),  # fmt: skip
+        pytest.param(lambda lines: lines[: lines.index("用語集") + 1] + lines[lines.index("クレジット") :],
+                     id="glossary without terms"),  # fmt: skip
+    ],
+)
+def test_an_incomplete_full_text_is_partial(cut):
+    lines = FULL.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    result = parse_text("\n".join(cut(lines)) + "\n", Hints(format="cr-ja", path="piece.txt"))
+    (v,) = result.versions
+    assert v.label == "20260116.0" and v.partial is True
+
+
+def test_full_text_with_bom_and_crlf_reads_the_same(full, tmp_path):
+    path = tmp_path / "full_crlf.txt"
+    path.write_bytes(b"\xef\xbb\xbf" + FULL.read_text(encoding="utf-8").replace("\n", "\r\n").encode("utf-8"))
+    result = parse_file(str(path))  # format detected from the content
+    assert result.format == "cr-ja" and not result.errors and not result.warnings
+    assert _shape(result) == _shape(full)
+
+
+def test_full_text_with_u3000_paragraph_marks_on_every_line_reads_the_same(full):
+    lines = FULL.read_text(encoding="utf-8").split("\n")
+    marked = "\n".join("\u3000" + s if s and not s.startswith("\u3000") else s for s in lines)
+    assert marked.count("\n\u3000100.1. ") == 1
+    result = parse_text(marked, Hints(format="cr-ja", path=str(FULL)))
+    assert not result.warnings
+    assert _shape(result) == _shape(full)
