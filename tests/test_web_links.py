@@ -42,6 +42,9 @@ def test_tests_page_shows_coverage_and_the_orphan_with_its_suggestion(client):
     assert (orphan["test"], orphan["rule"]) == ("test_combat.py::test_requirements", "509.1c")
     assert orphan["suggest_urls"][0]["url"] == "/mtg/en/20240607/509.1d"
     assert orphan["suggest_urls"][0]["text"].startswith("The defending player checks each creature")
+    # the cited id is gone from 20240607: show what it said when it last existed
+    assert orphan["clause_text_version"] == "20231117"
+    assert orphan["clause_text"].startswith("The defending player checks each creature")
     assert data["uncovered"] == ["509.1", "509.1d", "509.2"]
     page = client.get("/tests").get_data(as_text=True)
     orphans = page.split('id="orphan"', 1)[1].split("</section>", 1)[0]

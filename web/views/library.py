@@ -39,19 +39,30 @@ def _citation(game: str, c: dict, v) -> dict:
 
 
 def _add_clause_texts(s, v, cites: list[dict]) -> None:
-    """Give each problem citation the text it points at and the texts of the suggested clauses."""
-    texts: dict[str, str] = {}
+    """Give each problem citation the text it points at and the texts of the suggested clauses.
 
-    def text(rule: str) -> str:
-        if rule not in texts:
-            n = s.node(v, rule) if rule else None
-            texts[rule] = excerpt(n.title or n.text, 120) if n else ""
-        return texts[rule]
+    An orphan's id is gone from ``v``: show its text in the last version that had it (``valid_to``),
+    which is what the test was written about.
+    """
+    texts: dict[tuple, str] = {}
+
+    def text(rule: str, label: str) -> str:
+        if (rule, label) not in texts:
+            try:
+                n = s.node(s.get_version(v.game, v.lang, label), rule) if rule else None
+            except NotFound:
+                n = None
+            texts[rule, label] = excerpt(n.title or n.text, 120) if n else ""
+        return texts[rule, label]
 
     for c in cites:
-        c["clause_text"] = text(c.get("rule") or "")
+        rule = c.get("rule") or ""
+        c["clause_text"] = text(rule, v.label)
+        if not c["clause_text"] and c.get("valid_to"):
+            c["clause_text"] = text(rule, c["valid_to"])
+            c["clause_text_version"] = c["valid_to"] if c["clause_text"] else None
         for sug in c["suggest_urls"]:
-            sug["text"] = text(sug["rule"])
+            sug["text"] = text(sug["rule"], v.label)
 
 
 def _coverage_rows(coverage: dict) -> list[dict]:
