@@ -124,7 +124,7 @@ def search():
     ctx = {
         "query": q, "game": game, "lang": lang, "version": label, "page": page, "per_page": per_page,
         "results": [], "total": None, "has_next": False, "engine": None, "jump": None,
-        "versions": [pages.version_json(v) for v in s.versions()],
+        "_versions": [pages.version_json(v) for v in s.versions()],
     }  # fmt: skip
     if not q:
         return ctx
