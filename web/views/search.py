@@ -59,7 +59,7 @@ def _result(hit: dict) -> dict:
     else:
         segs = [[snippet, False]]
     return {
-        **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "score", "highlights")},
+        **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "snippet_start", "score", "highlights")},
         "article_id": hit.get("article_id"),
         "also_in": len(also) if isinstance(also, list) else int(also),
         "url": url,
