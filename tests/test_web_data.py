@@ -75,6 +75,7 @@ def versions() -> list[ParseResult]:
         _node("509.1a", "The defending player chooses which creatures they control, if any, will block.", parent="509.1"),
         _node("509.1d", "The defending player checks each creature they control to see whether it's affected by any requirements.", parent="509.1"),
         _node("509.2", "A brand new clause about blocking.", parent="509"),
+        _node("309.1", "Dungeon is a card type seen only on nontraditional Magic cards."),
         _node("729", title="Handling Illegal Actions"),
     ], effective=date(2024, 6, 7))  # fmt: skip
     old = _version("mtg", "ja", "5.5.0.0", [
@@ -82,6 +83,7 @@ def versions() -> list[ParseResult]:
         _node("309", title="ブロック・クリーチャー指定ステップ", parent="3"),
         _node("309.1", "防御プレイヤーはブロック・クリーチャーを指定する。", parent="309"),
     ])  # fmt: skip
+    old.meta["estimated"] = {"best": "20231117"}  # as the versions service records it
     dm = _version("dm", "ja", "1.48", [
         _node("506", title="ブロック・クリーチャー指定ステップ"),
         _node("506.1", "ブロッカーを持つクリーチャーでブロックできる。", parent="506"),

@@ -120,6 +120,13 @@ def test_clause_shows_the_other_language_side_by_side(client):
     assert (back["lang"], back["version"], back["text"]) == ("ja", "20231117.0", JA_509_1C)
 
 
+def test_undated_translation_pairs_with_its_estimated_english_edition(client):
+    other = api(client, "/mtg/ja/5.5.0.0/309.1")["other_language"]
+    assert other["found"] is False  # old numbering: the newest English 309.1 would be another rule
+    assert other["note"] == ("en 20231117 is the edition 5.5.0.0 was estimated to match best; "
+                             "309.1 is not in en 20231117")
+
+
 def test_clause_latest_is_the_newest_version_holding_it(client):
     data = api(client, "/mtg/ja/latest/509.1c")
     assert data["version"]["version"] == "20260807.0"

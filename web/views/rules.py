@@ -51,7 +51,10 @@ def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
     other = "en" if v.lang == "ja" else "ja"
     base = v.label.split(".")[0]
     if not re.fullmatch(r"\d{8}", base):
-        return None
+        # An undated translation (5.5.0.0) uses its era's numbering: pair it with the English
+        # edition the versions service estimated it matches best.
+        best = (v.meta.get("estimated") or {}).get("best")
+        return next((o for o in s.versions(v.game, other) if o.label == best), None) if best else None
     if other == "en":
         return next((o for o in s.versions(v.game, "en") if o.label == base), None)
     matches = [o for o in s.versions(v.game, "ja") if o.label.split(".")[0] == base and "." in o.label]
@@ -65,9 +68,13 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     node, note = None, ""
     if pv is not None:
         node = s.node(pv, rule)
+        if v.meta.get("estimated"):
+            note = f"{other} {pv.label} is the edition {v.label} was estimated to match best"
         if node is None:
-            note = f"{rule} is not in {other} {pv.label}"
-    if node is None:
+            note = (note + "; " if note else "") + f"{rule} is not in {other} {pv.label}"
+    # An undated text numbers rules its own way: the same id in any other edition is another rule.
+    dated = re.fullmatch(r"\d{8}(?:\.\d+)?", v.label) is not None
+    if node is None and dated:
         found = s.rule_versions(game, other, rule)
         if found:
             pv, node = found[-1]
