@@ -100,6 +100,7 @@ def test_clause_page(client):
     assert [c["rule"] for c in data["breadcrumbs"]] == ["5", "509"]
     assert data["parent"]["rule"] == "509"
     assert [c["rule"] for c in data["children"]] == ["509.1a", "509.1c"]
+    assert (data["prev"]["rule"], data["next"]["rule"]) == ("509", "509.1a")
     assert data["references"] == [{"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}]
     assert [v["version"] for v in data["versions"]] == ["20231117.0", "20260807.0"]
     assert [v["same_text"] for v in data["versions"]] == [True, False]

@@ -117,6 +117,13 @@ def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | N
     return n.text if n else None
 
 
+def _neighbour(s: Store, game: str, lang: str, v: VersionInfo, position: int) -> dict | None:
+    """The node before or after, in document order (for reading on clause by clause)."""
+    row = s.conn.execute("SELECT rule FROM nodes WHERE version_id=? AND position=?", (v.id, position)).fetchone()
+    n = s.node(v, row[0]) if row else None
+    return _node_link(game, lang, v.label, n) if n else None
+
+
 def _section(ctx: dict, name: str, compute) -> None:
     try:
         ctx[name] = compute()
@@ -173,6 +180,8 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "breadcrumbs": crumbs,
         "parent": _node_link(game, lang, v.label, parent) if parent else None,
         "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
+        "prev": _neighbour(s, game, lang, v, node.position - 1),
+        "next": _neighbour(s, game, lang, v, node.position + 1),
         "versions": [{"version": hv.label, "partial": hv.partial, "same_text": n.hash == node.hash,
                       "current": hv.id == v.id, "url": clause_url(game, lang, hv.label, rule)}
                      for hv, n in all_versions],  # fmt: skip
