@@ -1,4 +1,10 @@
-"""Read デュエル・マスターズ総合ゲームルール: text extracted from the official PDF."""
+"""Read デュエル・マスターズ総合ゲームルール: text extracted from the official PDF.
+
+Nothing here depends on one edition's page layout: page furniture is recognised by its kind
+(page numbers in any common form, running headers that repeat the document title, form feeds) and
+by repetition (a short line that recurs on many pages, digits aside), wherever it falls, even
+inside もくじ or in the middle of a paragraph.
+"""
 
 from __future__ import annotations
 
@@ -15,9 +21,13 @@ NAME = "dm-rules"
 
 _TITLE = re.compile(r"デュエル・マスターズ\s*総合ゲームルール")
 _VERSION = re.compile(r"Ver\.?\s*(\d+(?:\.\d+)+)", re.I)
-_UPDATED = re.compile(r"最終更新日\s*[:：]?\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日")
-_CONTENTS = re.compile(r"^\s*(?:もくじ|目次)\s*$")
+_UPDATED = re.compile(
+    r"(?:最終)?(?:更新|改訂|改定)日?\s*[:：]?\s*(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日"
+    r"|(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日\s*(?:最終)?(?:更新|改訂|改定)"
+)
+_CONTENTS = re.compile(r"^\s*(?:も\s*く\s*じ|目\s*次)\s*$")
 _ENTRY = re.compile(r"^\s*(\d{1,3})[.．]\s*(.*?)\s*$")
+_LEADER = re.compile(r"\s*(?:[.．…‥・·]{2,}\s*|\s{2,})\d{1,3}$")  # "100. 総則 ……… 3": the page number
 # 100.1. / 100.1 / 100.2a / 507.2a. / 103.2．/ 200.3C (capital typo) / 701.23 b (stray space)
 _CLAUSE = re.compile(
     r"^\s*(?P<rule>\d{3})[.．](?P<num>\d{1,3})"
@@ -27,8 +37,17 @@ _CLAUSE = re.compile(
 _RULE_HEAD = re.compile(r"^\s*(?P<id>\d{3})[.．](?!\d)\s*(?P<title>.*?)\s*$")
 _SECTION_HEAD = re.compile(r"^\s*(?P<id>\d)[.．](?!\d)\s*(?P<title>.*?)\s*$")
 _EXAMPLE = re.compile(r"^\s*例\s*[：:]\s*")
-# Page furniture a PDF extraction may leave: "- 12 -", "12 / 80", a bare page number, form feeds.
-_PAGE_ARTIFACT = re.compile(r"^\s*(?:-\s*\d{1,3}\s*-|\d{1,3}\s*/\s*\d{1,3}|\d{1,3})\s*$")
+_NUMBERED = re.compile(r"^\d{1,3}[.．]")
+# Page furniture a PDF extraction may leave: "- 12 -", "－12－", "12 / 80", "P.12", "Page 12",
+# "12ページ", "(12)", a bare page number; a running header "デュエル・マスターズ総合ゲームルール …"
+# (no sentence in it: a rule may name the document in running text).
+_PAGE_ARTIFACT = re.compile(
+    r"^\s*(?:[-－―‐ー]\s*\d{1,3}\s*[-－―‐ー]|\d{1,3}\s*[/／]\s*\d{1,3}|(?:p\.?|page)\s*\d{1,3}"
+    r"|\d{1,3}\s*(?:ページ|頁)|[(（]\d{1,3}[)）]|\d{1,3})\s*$",
+    re.I,
+)
+_RUNNING_HEAD = re.compile(r"^\s*#*\s*(?:DUEL\s*MASTERS\s*)?デュエル・マスターズ\s*総合ゲームルール[^。]*$", re.I)
+_FURNITURE_REPEATS = 3  # a short line met this often (digits aside) is a page header or footer
 # Running text that merely wrapped before a cited id: "200.3a の例外です", "603.2e）".
 # A sentence never opens with a bare particle, so "の例外" after an id means a citation.
 _NOT_A_START = re.compile(r"^\s*(?:[)）」』、。,]|[のをにでとやがはも](?![\u3041-\u309f])|から|まで|参照|より)")
@@ -43,6 +62,25 @@ def sniff(text: str, filename: str) -> float:
     if "デュエル・マスターズ" in head and re.search(r"^\s*\d{3}\.\d+\.", text[:20000], re.M):
         return 0.6
     return 0.1 if "DM_SogoGameRule" in filename else 0.0
+
+
+def _furniture(lines: list[str], start: int) -> set[int]:
+    """Indices of page-furniture lines from ``start`` on (see the module docstring)."""
+    out: set[int] = set()
+    shapes: dict[str, list[int]] = {}
+    for i in range(start, len(lines)):
+        s = lines[i].replace("\f", "").strip()
+        if not s:
+            continue
+        if _PAGE_ARTIFACT.match(s) or _RUNNING_HEAD.match(s) or (_TITLE.search(s) and _VERSION.search(s) and "。" not in s):
+            out.add(i)
+        elif len(s) <= 60 and not s.endswith(_SENTENCE_END) and not _NUMBERED.match(s) and not _EXAMPLE.match(s):
+            # Numbered lines are headings and clauses ("400. 総則" and "500. 総則" differ only in digits).
+            shapes.setdefault(re.sub(r"\d+", "#", s), []).append(i)
+    for where in shapes.values():
+        if len(where) >= _FURNITURE_REPEATS:
+            out.update(where)
+    return out
 
 
 def _width(s: str) -> int:
@@ -85,8 +123,11 @@ def _successors(last: str | None) -> set[str]:
 class _Reader:
     """Walk the body lines, turning clause markers into nodes and the rest into their text."""
 
-    def __init__(self, lines: list[str], path: str) -> None:
+    def __init__(self, lines: list[str], path: str, furniture: set[int] = frozenset()) -> None:
+        # A form feed opens a page; the line it sits on is still text.
+        lines = [s.replace("\f", "") for s in lines]
         self.lines = lines
+        self.furniture = furniture
         self.path = path
         self.nodes: list[RuleNode] = []
         self.paras: dict[str, list[str]] = {}
@@ -96,7 +137,11 @@ class _Reader:
         self.rule: str | None = None  # current rule heading ("509")
         self.target = "text"  # where continuation lines go: "text" | "example"
         self.pending_title: RuleNode | None = None
-        self.widths = [_width(s.rstrip()) for s in lines]
+        self.widths = [_width(s.rstrip()) if i not in furniture else 0 for i, s in enumerate(lines)]
+        # Some extractions end every paragraph, never a wrapped line, in a blank (Ver.1.48 does);
+        # only then does a line without one tell a wrap.
+        filled = [s for s in lines if s.strip()]
+        self.blank_marks = sum(1 for s in filled if s != s.rstrip()) >= 0.2 * max(1, len(filled))
 
     def warn(self, line: int, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
@@ -111,7 +156,7 @@ class _Reader:
         body = prev.rstrip()
         if not body:
             return False
-        if prev == body:  # the extractor leaves no trailing blank after a wrapped line
+        if prev == body and self.blank_marks:  # no trailing blank after a wrapped line
             return True
         if body.endswith(_SENTENCE_END):
             return False
@@ -169,9 +214,7 @@ class _Reader:
         j = -1  # previous non-blank line: a page break may leave a blank line inside a paragraph
         for i in range(start, len(self.lines)):
             raw, line = self.lines[i], i + 1
-            if not raw.strip() or "\f" in raw or _PAGE_ARTIFACT.match(raw):
-                continue
-            if _TITLE.search(raw) and _VERSION.search(raw):  # a running page header
+            if not raw.strip() or i in self.furniture:
                 continue
             is_marker = self.take(raw, line, j, prev_was_marker)
             j, prev_was_marker = i, is_marker
@@ -233,25 +276,25 @@ class _Reader:
             node.text = "\n".join(self.paras[node.rule])
 
 
-def _contents(lines: list[str], start: int) -> tuple[list[list[str]], int]:
+def _contents(lines: list[str], start: int, furniture: set[int]) -> tuple[list[list[str]], int]:
     """Read the もくじ list from ``start``; return (entries, index of the first body line)."""
     entries: list[list[str]] = []
     i = start
     pending = False
     while i < len(lines):
-        raw = lines[i]
-        if not raw.strip():
+        raw = lines[i].replace("\f", "")
+        if not raw.strip() or i in furniture:  # the list runs over pages
             i += 1
             continue
         if pending:
-            entries[-1][1] = raw.strip()
+            entries[-1][1] = _LEADER.sub("", raw.strip())
             pending = False
             i += 1
             continue
         m = _ENTRY.match(raw)
         if not m or (entries and _key(m.group(1)) <= _key(entries[-1][0])):
             break
-        entries.append([m.group(1), m.group(2)])
+        entries.append([m.group(1), _LEADER.sub("", m.group(2))])
         pending = not m.group(2)
         i += 1
     return entries, i
@@ -278,14 +321,16 @@ def parse(text: str, hints: Hints) -> ParseResult:
     effective = None
     m = _UPDATED.search(header)
     if m:
-        effective = date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        y, mo, d = (int(g) for g in m.groups() if g is not None)
+        effective = date(y, mo, d)
+    furniture = _furniture(lines, start if start is not None else 0)
     contents: list[list[str]] = []
     body_start = 0
     if start is not None:
-        contents, body_start = _contents(lines, start + 1)
+        contents, body_start = _contents(lines, start + 1, furniture)
     if contents:
         meta["contents"] = [tuple(e) for e in contents]
-    reader = _Reader(lines, hints.path)
+    reader = _Reader(lines, hints.path, furniture)
     reader.read(body_start)
     reader.finish()
     version = ParsedVersion(game="dm", lang="ja", label=label, effective=effective, meta=meta)

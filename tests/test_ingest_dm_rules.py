@@ -187,3 +187,58 @@ def test_missing_version_is_an_error():
         "dm.txt: error: no 'Ver.N.NN' line: cannot tell the version; give --version"
     ]
     assert [n.rule for n in result.versions[0].nodes] == ["1", "100", "100.1"]
+
+
+# --- another edition's page furniture (Ver.1.47 style): nothing tied to 1.48's layout ----
+
+FURNITURE = Path(__file__).parent / "fixtures" / "dm_rules" / "furniture_ver147.txt"
+
+
+@pytest.fixture(scope="module")
+def furnished():
+    return _parse(FURNITURE)
+
+
+def test_other_edition_header_and_contents_across_a_page_break(furnished):
+    assert not furnished.errors and not furnished.warnings
+    (v,) = furnished.versions
+    # "Ver. 1.47" on its own line, "2025年9月26日 更新" (date before the word), 目次 not もくじ
+    assert (v.label, v.effective, v.partial) == ("1.47", date(2025, 9, 26), False)
+    # The list runs over a page ("－ 1 －", a running header, a copyright footer, a form feed);
+    # leader dots and page numbers are not part of the titles.
+    assert v.meta["contents"] == [
+        ("0", "はじめに"), ("1", "ゲームの基本"), ("100", "ゲームに必要なもの"),
+        ("101", "デュエル・マスターズの絶対法則"), ("2", "カードの見方"), ("200", "総則"),
+    ]  # fmt: skip
+
+
+def test_other_edition_furniture_never_reaches_the_rules(furnished):
+    v = furnished.versions[0]
+    assert [n.rule for n in v.nodes] == [
+        "0", "000", "000.1", "1", "100", "100.1", "100.2", "100.2a", "101", "101.1", "2", "200", "200.1",
+    ]  # fmt: skip
+    # "Page 2", a title-only running header, the footer and a form feed fall inside this paragraph.
+    assert _node(v, "100.2a").text == "同じ名前のカードはデッキに4枚まで入れることができます。ただし、いくつかの例外があります。"
+    # No trailing blanks in this extraction: wraps are told by width and punctuation alone.
+    assert _node(v, "100.2").text == "デッキはちょうど40枚でなければならず、それより多くても少なくても構築の条件を満たしません。"
+    assert _node(v, "101.1").text == (
+        "カードの効果はルールに勝つ\nカードの文章がルールに直接矛盾しているときは、カードの記述が優先されます。"
+    )
+    assert _node(v, "101.1").examples == [
+        "《ボルシャック・ドラゴン》の効果がルールと食い違う場合は、カードに書かれた通りに処理します。"
+    ]
+    # A sentence that names the document is rule text, not a running header.
+    assert _node(v, "000.1").text.endswith("\nデュエル・マスターズ総合ゲームルールは随時更新されます。")
+    assert _node(v, "200.1").text == "カードの各部分の名前と意味を説明します。rule 100.2 も参照してください。"
+    everything = "\n".join(n.title + n.text + "".join(n.examples) for n in v.nodes)
+    assert not re.search(r"TAKARA|Page|ページ|－|Ver\.", everything)
+
+
+def test_page_furniture_forms():
+    lines = ["- 12 -", "－12－", "12 / 80", "P.12", "Page 12", "12ページ", "(12)", "12",
+             "デュエル・マスターズ総合ゲームルール Ver.1.47", "DUEL MASTERS デュエル・マスターズ 総合ゲームルール",
+             "Ver.1.47 デュエル・マスターズ総合ゲームルール 12"]  # fmt: skip
+    assert dm_rules._furniture(lines, 0) == set(range(len(lines)))
+    text = ["100.1. 本文です。", "12枚のカード", "デュエル・マスターズ総合ゲームルールに従います。", "400. 総則", "500. 総則",
+            "600. 総則", "ます。", "ます。", "ます。"]  # fmt: skip
+    assert dm_rules._furniture(text, 0) == set()
