@@ -55,7 +55,7 @@ def progress(done: int, total: int, what: str) -> None:
 def make_store(path: Path) -> Store:
     """Ingest the English editions, the Japanese texts, the DM rules and the seeds into ``path``."""
     from ingest.common import Hints
-    from kb import order
+    from kb import history, order
     from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
 
     shared = ROOT.parent / "shared" / "corpora"
@@ -67,6 +67,7 @@ def make_store(path: Path) -> Store:
         ingest_into(store, p, hints)
         progress(i, len(files), "ingest")
     order.place_undated(store)
+    history.build_lineage(store)  # as kb.build does: the index mines renamed wordings from it
     store.commit()
     print(file=sys.stderr)
     return store

@@ -20,6 +20,7 @@ from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
+from kb.thesaurus import mine_renames
 
 TERMS_FILE = "terms.json"
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
@@ -87,7 +88,21 @@ def _term_table(store) -> dict:
         ja, en = (t["term"] or "").strip(), (t["english"] or "").strip()
         if ja and en and t["lang"] == "ja" and len(en) <= 60:
             ja2en[ja].add(en)
-    return {"ja2en": {k: sorted(v) for k, v in ja2en.items()}}
+    return {"ja2en": {k: sorted(v) for k, v in ja2en.items()}, "renames": _renames(store)}
+
+
+def _renames(store) -> list[list]:
+    """English old -> new wordings mined from the clause lineage (kb.history), when the build made one."""
+    if not store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone():
+        return []
+    rows = store.conn.execute(
+        "SELECT co.text, cn.text FROM lineage l"
+        " JOIN nodes o ON o.version_id=l.old_vid AND o.rule=l.old_rule JOIN contents co ON co.hash=o.hash"
+        " JOIN nodes n ON n.version_id=l.new_vid AND n.rule=l.new_rule JOIN contents cn ON cn.hash=n.hash"
+        " WHERE l.lang='en' AND l.kind IN ('moved', 'edited') AND l.reference_only=0"
+    )
+    stem = StemmingAnalyzer()
+    return [list(r) for r in mine_renames(rows, lambda t: [tok.text for tok in stem(t)])[:200]]
 
 
 def build_index(store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1) -> dict:

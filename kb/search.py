@@ -57,8 +57,10 @@ class Searcher:
             raise RulekbError(f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`") from None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         pairs_path = Path(index_dir) / TERMS_FILE
-        pairs = json.loads(pairs_path.read_text(encoding="utf-8"))["ja2en"] if pairs_path.exists() else {}
-        self.thesaurus = Thesaurus.load(vocab=self.vocab, pairs=pairs)
+        table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
+        self.thesaurus = Thesaurus.load(vocab=self.vocab, pairs=table.get("ja2en", {}))
+        renames = [(old.split(), new.split()) for old, new, _n in table.get("renames", [])]
+        self.renames = sorted(renames, key=lambda r: -len(r[0]))  # the longest old wording first
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
 
@@ -144,7 +146,8 @@ class Searcher:
         A view is one way to say the query (its own words, a thesaurus rewrite, a kana reading, a
         translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
         1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
-        translated view, 1.2 every unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
+        translated view, 1.25 an English wording the editions replaced (mined renames), 1.2 every
+        unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
         words as a phrase, 2.7 a heading or term named by the query's translation, and 2.8 a
         heading, article or glossary term named exactly as the query.
         """
@@ -175,9 +178,20 @@ class Searcher:
                 older.append((self._units(alt), 0.8))
                 lits.update(normalize(d)[0] for d in dsts)
         en = _en_terms(text)
+        renamed: list[tuple[list[Query], float]] = []
         if en:
             native.append(([Term("en", t) for t in en], 1.0))
             lits.update(re.findall(r"[a-z]{3,}", norm))
+            if "thesaurus" in self.layers:
+                # Wordings the editions replaced, mined from the lineage ("tribal" -> kindred).
+                for old, new in self.renames:
+                    for i in range(len(en) - len(old) + 1):
+                        if en[i : i + len(old)] == old:
+                            stems = dict.fromkeys(en[:i] + new + en[i + len(old) :])
+                            view = ([Term("en", t) for t in stems], 0.9)
+                            # A wording today's texts no longer use is searched as today's at once.
+                            (native if self._obsolete(old) else renamed).append(view)
+                            break
         if "translate" in self.layers:
             for term in self.thesaurus.to_english(qkeys):
                 translated.append(([Term("en", t) for t in _en_terms(term)], 0.5))
@@ -214,13 +228,22 @@ class Searcher:
                 tiers.append((2.7, Or([Term("tk", title_key(n)) for n in names])))
         if translated:
             tiers.append((1.3, _all_of(translated)))
+        if renamed:
+            tiers.append((1.25, _all_of(renamed[:4])))
         older = [(u, b) for u, b in older if u]
         if older:
             tiers.append((1.2, _all_of(older)))
         tiers.sort(key=lambda t: -t[0])
-        views = native + translated + older
+        views = native + translated + older + renamed[:4]
         loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
         return tiers, loose, sorted(lits, key=len, reverse=True)
+
+    def _obsolete(self, stems: list[str]) -> bool:
+        """True when the default scope hardly uses a wording any more (a handful of clauses at most)."""
+        if self.ix_current is None:
+            return False
+        reader = self._searcher(True).reader()
+        return min(reader.doc_frequency("en", t) for t in stems) <= 5
 
     def _units(self, ws: list[Word]) -> list[Query]:
         """One query per distinct word: its key in the Japanese fields, its reading, its parts."""

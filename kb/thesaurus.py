@@ -8,6 +8,7 @@ notation variants the analyzer folds (dots, long vowels, inflections) match too.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -103,3 +104,47 @@ class Thesaurus:
 def _find(seq: list[str], sub: tuple[str, ...]) -> list[int]:
     n = len(sub)
     return [i for i in range(len(seq) - n + 1) if tuple(seq[i : i + n]) == sub]
+
+
+def mine_renames(aligned, tokens, *, min_count: int = 4, share: float = 0.3) -> list[tuple[str, str, int]]:
+    """Old -> new wordings mined from aligned clause pairs (the lineage of edited and moved clauses).
+
+    For each pair with a small difference, every word or word pair only in the old text is counted
+    with every one only in the new text; a rename is a pair seen at least ``min_count`` times that
+    accounts for at least ``share`` of both sides' appearances, best for its old side
+    (English: "in play" -> battlefield, "tribal" -> kindred, "converted mana cost" -> "mana value").
+    """
+    pairs: Counter = Counter()
+    olds: Counter = Counter()
+    news: Counter = Counter()
+    for old_text, new_text in aligned:
+        ta, tb = tokens(old_text), tokens(new_text)
+        if not (1 <= len(set(ta) - set(tb)) <= 4 and 1 <= len(set(tb) - set(ta)) <= 4):
+            continue  # a rewrite, not a rename
+        a, b = _grams(ta), _grams(tb)
+        only_old, only_new = a - b, b - a
+        olds.update(only_old)
+        news.update(only_new)
+        pairs.update((x, y) for x in only_old for y in only_new)
+    best: dict[str, tuple[int, str]] = {}
+    for (x, y), n in pairs.items():
+        if n < min_count or n < share * olds[x] or n < share * news[y] or not (_wordy(x) and _wordy(y)):
+            continue
+        if x.replace("_", "") == y.replace("_", "") or set(x.split()) & set(y.split()):
+            continue  # formatting, or a longer phrase around the same word
+        # ties go to one word over a phrase, then to the longer word ("battlefield" over "onto")
+        if x not in best or _rank(n, y) > _rank(*best[x]):
+            best[x] = (n, y)
+    return sorted(((x, y, n) for x, (n, y) in best.items()), key=lambda r: (-r[2], r[0]))
+
+
+def _rank(n: int, gram: str) -> tuple:
+    return (n, -len(gram.split()), len(gram), gram)
+
+
+def _grams(toks: list[str]) -> set[str]:
+    return set(toks) | {f"{a} {b}" for a, b in zip(toks, toks[1:], strict=False)}
+
+
+def _wordy(gram: str) -> bool:
+    return all(re.fullmatch(r"[a-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]+", w) for w in gram.split())

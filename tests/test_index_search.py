@@ -202,3 +202,30 @@ def test_searches_during_a_rebuild_never_fail(built_home, tmp_path):
     fresh = Searcher(h.open_store(), h.index_dir())  # the swapped-in generation
     assert [x["rule"] for x in fresh.search("ブロック")] == [x["rule"] for x in before]
     assert live.search("ブロック") == before  # the old generation still serves its readers
+
+
+def test_mine_renames_finds_replaced_wordings_not_noise():
+    from whoosh.analysis import StemmingAnalyzer
+
+    from kb.thesaurus import mine_renames
+
+    aligned = [
+        (f"Put target creature {x} into play.", f"Put target creature {x} onto the battlefield.")
+        for x in ("card", "token", "permanent", "spell", "object")
+    ] + [
+        ("Each tribal card has another card type.", "Each kindred card has another card type."),
+        ("A player may play a land.", "A player may play a land during their main phase."),  # an addition
+    ]
+    stem = StemmingAnalyzer()  # as the build tokenises English
+    renames = mine_renames(aligned, lambda t: [w.text for w in stem(t)], min_count=2)
+    assert ("plai", "battlefield", 5) in renames
+    assert all(a != "tribal" for a, _, _ in renames)  # seen once: below min_count
+
+
+def test_thesaurus_file_errors_name_the_line(tmp_path):
+    from kb.thesaurus import Thesaurus
+
+    bad = tmp_path / "t.tsv"
+    bad.write_text("# comment\n殴る\t攻撃する\tcolloquial\n止める ブロックする\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"t\.tsv:3"):
+        Thesaurus.load(bad)
