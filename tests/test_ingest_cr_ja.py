@@ -297,3 +297,32 @@ def test_full_text_with_u3000_paragraph_marks_on_every_line_reads_the_same(full)
     result = parse_text(marked, Hints(format="cr-ja", path=str(FULL)))
     assert not result.warnings
     assert _shape(result) == _shape(full)
+
+
+def test_real_head_and_tail_around_a_written_middle_read_as_one_text(head, tail):
+    """The real pieces' shapes in the whole-text flow: rules, then 用語集, credits and the date."""
+    lines = FULL.read_text(encoding="utf-8").split("\n")
+    body = len(lines) - lines[::-1].index("5. ターンの構造") - 1  # the heading, not its もくじ entry
+    middle = lines[body : lines.index("用語集")]
+    # The tail starts inside a definition: give it the entry it belongs to.
+    glossary = ["用語集", "能力の発生源（のうりょくのはっせいげん）／Source of an Ability", "能力を生み"]
+    pieces = [HEAD.read_text(encoding="utf-8").rstrip("\n"), *middle, *glossary, TAIL.read_text(encoding="utf-8")]
+    stitched = parse_text("\n".join(pieces), Hints(format="cr-ja", path="stitched.txt"))
+    assert not stitched.errors and not stitched.warnings
+    (v,) = stitched.versions
+    clauses = [n.rule for n in v.nodes if "." in n.rule]
+    head_clauses = [n.rule for n in head.versions[0].nodes if "." in n.rule]
+    middle_clauses = [m.group(1) for s in middle if (m := re.match(r"(\d{3}\.\d+[a-z]*)\.? ", s))]
+    assert clauses == head_clauses + middle_clauses and len(clauses) == 51 + 32
+    glossary_terms = [t for t in v.terms if t.source == "glossary"]
+    assert len(glossary_terms) == 1 + 79 and glossary_terms[0].definition == "能力を生み\n出した能力の発生源のこと。rule 106.3 参照。"
+    assert v.meta["credits"] == tail.versions[0].meta["credits"]
+    assert (v.label, v.effective) == ("20260116.0", date(2026, 1, 16))
+    # Partial only because もくじ lists rules the middle leaves out (104, 105, …).
+    assert v.partial is True
+    present = {n.rule for n in v.nodes}
+    contents = [s for s in pieces[0].split("\n")]
+    start, end = contents.index("もくじ"), contents.index("マジック：ザ・ギャザリング\u3000総合ルール")
+    kept = [s for s in contents[start + 1 : end] if s.split(".")[0] in present | {"0", "10"}]
+    pieces[0] = "\n".join(contents[: start + 1] + kept + contents[end:])
+    assert parse_text("\n".join(pieces), Hints(format="cr-ja", path="stitched.txt")).versions[0].partial is False
