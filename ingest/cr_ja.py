@@ -187,12 +187,15 @@ class _Reader:
     def is_heading(self, rid: str, title: str) -> bool:
         """Tell a heading from a numbered paragraph ("2. マナのタイプの1つ。", a list "7. …" in 613.1).
 
-        A heading is listed in もくじ with this title, or looks like a title and fits where it
-        stands: a section heading when もくじ did not list sections (a piece), else the next
-        section; a rule heading within the current section (もくじ skips some, e.g. 721).
+        A heading is listed in もくじ under this title (or one that holds the other, at least half
+        as long: either may be shortened), or it looks like a title and fits where it stands: a
+        section heading only without もくじ (a piece) and as the next section; a rule heading
+        within the current section (もくじ skips some, e.g. 721).
         """
-        listed = dict(self.contents).get(rid)
-        if listed is not None and _SPACE.sub("", listed) == _SPACE.sub("", title):
+        listed = _SPACE.sub("", dict(self.contents).get(rid, ""))
+        written = _SPACE.sub("", title)
+        short, long_ = sorted((listed, written), key=len)
+        if short and short in long_ and 2 * len(short) >= len(long_):
             return True
         if "。" in title or len(title) > 40:
             return False

@@ -326,3 +326,12 @@ def test_real_head_and_tail_around_a_written_middle_read_as_one_text(head, tail)
     kept = [s for s in contents[start + 1 : end] if s.split(".")[0] in present | {"0", "10"}]
     pieces[0] = "\n".join(contents[: start + 1] + kept + contents[end:])
     assert parse_text("\n".join(pieces), Hints(format="cr-ja", path="stitched.txt")).versions[0].partial is False
+
+
+def test_a_heading_titled_a_little_differently_from_its_contents_entry_is_still_a_heading(full):
+    text = FULL.read_text(encoding="utf-8").replace("\n9. カジュアル変種ルール\n", "\n9. カジュアル変種\n", 1)
+    result = parse_text(text, Hints(format="cr-ja", path=str(FULL)))
+    (v,) = result.versions
+    assert dict(v.meta["contents"])["9"] == "カジュアル変種"
+    assert _node(v, "9").title == "カジュアル変種ルール" and _node(v, "900").parent == "9"
+    assert _shape(result)[2:] == _shape(full)[2:-1] + (v.meta["contents"],)
