@@ -31,6 +31,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 _HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _english = StemmingAnalyzer()
+# (game, what names it, what to drop from the query: nicknames the rules texts never use)
+_GAME_HINTS = [
+    ("dm", re.compile(r"デュエマ|デュエル[・･]?マスターズ|\bDM\b", re.I), re.compile(r"デュエマ|\bDM\b", re.I)),
+    ("mtg", re.compile(r"\bMTG\b|マジック|\bmagic: the gathering\b", re.I), re.compile(r"\bMTG\b", re.I)),
+]
 
 
 def _en_terms(text: str) -> list[str]:
@@ -95,18 +100,21 @@ class Searcher:
         total = len(exact)
         lits: list[str] = []
         if not (exact and _is_rule_query(text)):
-            tiers, loose, lits = self.build_query(text)
+            # "デュエマの…", "MTGで…": the game named in the query is preferred, not searched for.
+            hint = next((g for g, names, _ in _GAME_HINTS if names.search(text)), None) if not game else None
+            stripped = next((drop.sub(" ", text) for g, _, drop in _GAME_HINTS if g == hint), text).strip()
+            tiers, loose, lits = self.build_query(stripped or text)
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             for tier, q in tiers:
                 if len(scored) >= want:
                     break
-                self._collect(s, q, tier, docs, want, scored)
+                self._collect(s, q, tier, docs, want, scored, hint)
             if len(scored) < want and "bigram" in self.layers and _HAS_JA.search(text):
                 bq = self._bigram_query(text)
                 if bq is not None:
-                    self._collect(s, bq, 1.0, docs, want, scored)
+                    self._collect(s, bq, 1.0, docs, want, scored, hint)
             if loose is not None and len(scored) < want:
-                self._collect(s, loose, 0.0, docs, want, scored)
+                self._collect(s, loose, 0.0, docs, want, scored, hint)
             if count and loose is not None:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
@@ -120,12 +128,14 @@ class Searcher:
         return {"total": total, "hits": hits}
 
     @staticmethod
-    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
-        """Add one tier's hits, scores nudged towards rules and clauses over their sub-clauses."""
+    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict, hint: str | None = None) -> None:
+        """Add one tier's hits, nudged towards rules and clauses over sub-clauses, and the hinted game."""
         for hit in s.search(q, filter=docs, limit=want * 2):
             if hit.docnum not in scored:
                 rule = hit.get("rule") or ""
                 prior = 1.0 if hit.get("kind") != "rule" else (1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0)
+                if hint and hit.get("game") == hint:
+                    prior *= 2.0
                 scored[hit.docnum] = (tier, hit.score * prior)
 
     # -- query -----------------------------------------------------------------------------
