@@ -147,7 +147,9 @@ class _Reader:
         if m:
             return self.add_heading(m.group("id"), m.group("title"), line)
         m = _GLOSSARY.match(s)
-        if m and _KANA.match(m.group("reading")):
+        # Only a piece may start inside the glossary; in a text read from もくじ or once rules were
+        # read, 用語集 opens it (a rule line like "《稲妻（いなずま）／Lightning Bolt》…" must not).
+        if m and _KANA.match(m.group("reading")) and not self.nodes and not self.saw_contents:
             self.state, self.saw_glossary = "glossary", True
             self.on_glossary(s, line)
             return True

@@ -335,3 +335,13 @@ def test_a_heading_titled_a_little_differently_from_its_contents_entry_is_still_
     assert dict(v.meta["contents"])["9"] == "カジュアル変種"
     assert _node(v, "9").title == "カジュアル変種ルール" and _node(v, "900").parent == "9"
     assert _shape(result)[2:] == _shape(full)[2:-1] + (v.meta["contents"],)
+
+
+def test_a_rule_line_shaped_like_a_glossary_entry_does_not_open_the_glossary(full):
+    text = FULL.read_text(encoding="utf-8").replace(
+        "変更する。\n", "変更する。\n《稲妻（いなずま）／Lightning Bolt》のような呪文は、これを持たない。\n", 1
+    )
+    assert text.count("Lightning Bolt") == 1 and text.index("Lightning Bolt") > text.index("702.19a")
+    v = parse_text(text, Hints(format="cr-ja", path=str(FULL))).versions[0]
+    assert _node(v, "702.19a").text.endswith("変更する。\n《稲妻（いなずま）／Lightning Bolt》のような呪文は、これを持たない。")
+    assert [n.rule for n in v.nodes] == [n.rule for n in full.versions[0].nodes] and v.partial is False
