@@ -31,8 +31,12 @@ from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
 
 NAME = "cr-ja"
 
-# "100.1. 本文" / "100.1a 本文"; a main clause without its period ("100.1 本文") is read too.
-_CLAUSE = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.|(?P<sub>[a-z]{1,2}))?[ \u3000]+(?P<text>\S.*)$")
+# "100.1. 本文" / "100.1a 本文"; also a main clause without its period ("100.1 本文") and an id
+# run into Japanese text ("100.1.本文", "100.1a本文").
+_CLAUSE = re.compile(
+    r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.[ \u3000]*|(?P<sub>[a-z]{1,2})(?:[ \u3000]+|(?=[^\x00-\x7f]))|[ \u3000]+)"
+    r"(?P<text>[^\s\u3000].*)$"
+)
 _HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})\.[ \u3000]*(?P<title>\S.*?)\s*$")
 # 用語（よみ）／English — the reading is kana (a few use ヴ and 、).
 _GLOSSARY = re.compile(

@@ -345,3 +345,13 @@ def test_a_rule_line_shaped_like_a_glossary_entry_does_not_open_the_glossary(ful
     v = parse_text(text, Hints(format="cr-ja", path=str(FULL))).versions[0]
     assert _node(v, "702.19a").text.endswith("変更する。\n《稲妻（いなずま）／Lightning Bolt》のような呪文は、これを持たない。")
     assert [n.rule for n in v.nodes] == [n.rule for n in full.versions[0].nodes] and v.partial is False
+
+
+def test_clause_ids_run_into_the_text_or_without_their_period_read_the_same(full):
+    text = FULL.read_text(encoding="utf-8")
+    squeezed = re.sub(r"^(\d{3}\.\d+(?:\.|[a-z]+)) (?=[^\x00-\x7f])", r"\1", text, flags=re.M)
+    assert "\n509.1.まず、" in squeezed and "\n702.2a接死は" in squeezed
+    assert _shape(parse_text(squeezed, Hints(format="cr-ja", path=str(FULL)))) == _shape(full)
+    no_period = re.sub(r"^(\d{3}\.\d+)\. ", r"\1 ", text, flags=re.M)
+    assert "\n509.1 まず、" in no_period
+    assert _shape(parse_text(no_period, Hints(format="cr-ja", path=str(FULL)))) == _shape(full)
