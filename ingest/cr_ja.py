@@ -110,15 +110,19 @@ class _Reader:
         self.orphan = 0  # lines before the first entry: the input starts inside one
         self.saw_contents = self.saw_glossary = False
         self.dated = False  # the effective-date line came after the glossary began
+        self.marked = False  # the line being read opened with U+3000 or blanks
+        self.plain_entries = False  # a glossary entry came without a paragraph mark
         self.target = "text"
 
     def warn(self, line: int, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
 
     def feed(self, raw: str, line: int) -> None:
-        # A U+3000 paragraph mark (or indentation) never changes what a line is.
+        # A U+3000 paragraph mark (or indentation) does not change what a line is, except in the
+        # glossary, where it marks definitions when the entries go without (see on_glossary).
         s = raw.strip().lstrip("\u3000").strip()
         if s:
+            self.marked = s != raw.rstrip()
             getattr(self, "on_" + self.state)(s, line)
 
     def on_header(self, s: str, line: int) -> None:
@@ -153,7 +157,7 @@ class _Reader:
         m = _GLOSSARY.match(s)
         # Only a piece may start inside the glossary; in a text read from もくじ or once rules were
         # read, 用語集 opens it (a rule line like "《稲妻（いなずま）／Lightning Bolt》…" must not).
-        if m and _KANA.match(m.group("reading")) and not self.nodes and not self.saw_contents:
+        if m and _KANA.match(m.group("reading")) and not (self.nodes or self.saw_contents or self.marked):
             self.state, self.saw_glossary = "glossary", True
             self.on_glossary(s, line)
             return True
@@ -250,8 +254,11 @@ class _Reader:
             self.add_text(s)
 
     def on_glossary(self, s: str, line: int) -> None:
-        m = _GLOSSARY.match(s)
+        # The official text marks definitions with U+3000 and never its entries: once an entry came
+        # unmarked, a marked line is a definition even if it reads "X（よみ）／Y 参照。".
+        m = None if self.marked and self.plain_entries else _GLOSSARY.match(s)
         if m:
+            self.plain_entries = self.plain_entries or not self.marked
             self.terms.append(
                 Term(term=m.group("term").strip(), reading=m.group("reading"), english=m.group("english"), line=line)
             )

@@ -355,3 +355,13 @@ def test_clause_ids_run_into_the_text_or_without_their_period_read_the_same(full
     no_period = re.sub(r"^(\d{3}\.\d+)\. ", r"\1 ", text, flags=re.M)
     assert "\n509.1 まず、" in no_period
     assert _shape(parse_text(no_period, Hints(format="cr-ja", path=str(FULL)))) == _shape(full)
+
+
+def test_a_marked_definition_shaped_like_an_entry_stays_a_definition(full):
+    text = FULL.read_text(encoding="utf-8").replace(
+        "\n無色（むしょく）／Colorless\n", "\n\u3000接死（せっし）／Deathtouch も参照。\n無色（むしょく）／Colorless\n", 1
+    )
+    v = parse_text(text, Hints(format="cr-ja", path=str(FULL))).versions[0]
+    glossary = [t.term for t in v.terms if t.source == "glossary"]
+    assert glossary == ["アーティファクト", "接死", "無色", "守る、守る者", "ヴァンガード"]
+    assert next(t for t in v.terms if t.term == "接死").definition.endswith("参照。\n接死（せっし）／Deathtouch も参照。")
