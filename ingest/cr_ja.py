@@ -1,6 +1,7 @@
 """Read the official Japanese MTG Comprehensive Rules (和訳 ``YYYYMMDD.N``), whole or in pieces.
 
-Layout of the whole text (paragraphs often start with U+3000, which is ignored)::
+Layout of the whole text (paragraphs often start with U+3000: ignored, except that in the glossary
+it tells a definition from an entry)::
 
     header lines (translator, "2026-01-16 に翻訳")    -> meta header, translator, based_on
     もくじ / 0. はじめに / 1. … / 100. … / 10. 用語集    -> meta contents (not nodes)
@@ -281,7 +282,7 @@ class _Reader:
 
 
 def _title_from_text(node: RuleNode) -> None:
-    """A clause that is only a name ("702.2. 接死") heads its sub-clauses, as in cr-en."""
+    """Title a clause that is only a name ("702.2. 接死"): it heads its sub-clauses, as cr-en does."""
     text = node.text
     if (
         ruleid.is_clause(node.rule)
