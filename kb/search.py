@@ -93,6 +93,13 @@ class Searcher:
         text = self._clean(query)
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
+        if not game and not _is_rule_query(text):
+            # "デュエマの…", "MTGで…": a game named in the query narrows it (when that game has hits).
+            hint = next((g for g, names, _ in _GAME_HINTS if names.search(text)), None)
+            if hint:
+                page = self._run(query, hint, lang, version, limit, offset, count=count)
+                if page["hits"] or offset:
+                    return page
         s, docs, shown = self._scope(game, lang, version)
         want = offset + limit
         exact = self._exact(s, text, docs)
@@ -100,21 +107,20 @@ class Searcher:
         total = len(exact)
         lits: list[str] = []
         if not (exact and _is_rule_query(text)):
-            # "デュエマの…", "MTGで…": the game named in the query is preferred, not searched for.
-            hint = next((g for g, names, _ in _GAME_HINTS if names.search(text)), None) if not game else None
-            stripped = next((drop.sub(" ", text) for g, _, drop in _GAME_HINTS if g == hint), text).strip()
+            # The game's nickname is a filter (see above), not a word to find.
+            stripped = next((drop.sub(" ", text) for g, _, drop in _GAME_HINTS if g == game), text).strip()
             tiers, loose, lits = self.build_query(stripped or text)
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             for tier, q in tiers:
                 if len(scored) >= want:
                     break
-                self._collect(s, q, tier, docs, want, scored, hint)
+                self._collect(s, q, tier, docs, want, scored)
             if len(scored) < want and "bigram" in self.layers and _HAS_JA.search(text):
                 bq = self._bigram_query(text)
                 if bq is not None:
-                    self._collect(s, bq, 1.0, docs, want, scored, hint)
+                    self._collect(s, bq, 1.0, docs, want, scored)
             if loose is not None and len(scored) < want:
-                self._collect(s, loose, 0.0, docs, want, scored, hint)
+                self._collect(s, loose, 0.0, docs, want, scored)
             if count and loose is not None:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
@@ -128,14 +134,12 @@ class Searcher:
         return {"total": total, "hits": hits}
 
     @staticmethod
-    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict, hint: str | None = None) -> None:
-        """Add one tier's hits, nudged towards rules and clauses over sub-clauses, and the hinted game."""
+    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
+        """Add one tier's hits, scores nudged towards rules and clauses over their sub-clauses."""
         for hit in s.search(q, filter=docs, limit=want * 2):
             if hit.docnum not in scored:
                 rule = hit.get("rule") or ""
                 prior = 1.0 if hit.get("kind") != "rule" else (1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0)
-                if hint and hit.get("game") == hint:
-                    prior *= 2.0
                 scored[hit.docnum] = (tier, hit.score * prior)
 
     # -- query -----------------------------------------------------------------------------

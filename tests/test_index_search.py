@@ -229,3 +229,8 @@ def test_thesaurus_file_errors_name_the_line(tmp_path):
     bad.write_text("# comment\n殴る\t攻撃する\tcolloquial\n止める ブロックする\n", encoding="utf-8")
     with pytest.raises(ValueError, match=r"t\.tsv:3"):
         Thesaurus.load(bad)
+
+
+def test_a_game_named_in_the_query_is_preferred(searcher):
+    assert first(searcher, "デュエマのデッキは何枚？")["game"] == "dm"
+    assert first(searcher, "MTG デッキ")["game"] == "mtg"
