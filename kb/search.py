@@ -129,8 +129,8 @@ class Searcher:
         hits = []
         for d in order:
             tier, raw = scored[d]
-            # Shown score: the tier plus the score inside it squashed into [0, 0.09): tiers are 0.1 apart.
-            hits.append(self._hit(s, d, tier + 0.09 * raw / (1.0 + raw), shown, lits))
+            # Shown score: the tier plus the score inside it squashed into [0, 0.04): tiers are >= 0.05 apart.
+            hits.append(self._hit(s, d, tier + 0.04 * raw / (1.0 + raw), shown, lits))
         return {"total": total, "hits": hits}
 
     @staticmethod
