@@ -104,7 +104,9 @@ class Baselines:
         docs = []
         for (game, lang, rule), (_vid, h) in default_scope(store).items():
             title, text = store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (h,)).fetchone()
-            docs.append({"kind": "rule", "game": game, "lang": lang, "rule": rule, "title": title, "body": f"{title}\n{text}"})
+            docs.append(
+                {"kind": "rule", "game": game, "lang": lang, "rule": rule, "title": title, "body": f"{title}\n{text}"}
+            )
         gl = {v.id: (v.game, v.lang) for v in store.versions()}
         for t in _glossary(store, gl):
             if t["dver"]:
@@ -175,7 +177,10 @@ def report(results: dict[str, dict[str, list]], kinds: list[str]) -> None:
         for n in names:
             ranks = [r for k, rs in results[n].items() for r in rs] if kind == "ALL" else results[n][kind]
             row.append(metrics(ranks)[0])
-        print(f"{kind + ' (' + str(len(results[names[0]].get(kind, [])) or '') + ')':14} " + " ".join(f"{v:14.3f}" for v in row))
+        print(
+            f"{kind + ' (' + str(len(results[names[0]].get(kind, [])) or '') + ')':14} "
+            + " ".join(f"{v:14.3f}" for v in row)
+        )
     print()
     print(f"{'overall':14} {'MRR@10':>8} {'S@1':>6} {'S@5':>6}")
     for n in names:

@@ -133,6 +133,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         writer.add_document(**doc)
         if "default" in doc["vers"].split():
             current.add_document(**doc)
+
     total = len(contents) + len(terms) + len(articles)
     done = 0
     for game, lang, _date, node in contents:

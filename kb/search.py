@@ -59,7 +59,9 @@ class Searcher:
             current = Path(index_dir) / CURRENT_DIR
             self.ix_current = windex.open_dir(str(current)) if current.is_dir() else None
         except Exception as exc:  # a missing or half-written index: tell the user what to do
-            raise RulekbError(f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`") from None
+            raise RulekbError(
+                f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`"
+            ) from None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         pairs_path = Path(index_dir) / TERMS_FILE
         table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
@@ -138,9 +140,7 @@ class Searcher:
         """Add one tier's hits, scores nudged towards rules and clauses over their sub-clauses."""
         for hit in s.search(q, filter=docs, limit=want * 2):
             if hit.docnum not in scored:
-                rule = hit.get("rule") or ""
-                prior = 1.0 if hit.get("kind") != "rule" else (1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0)
-                scored[hit.docnum] = (tier, hit.score * prior)
+                scored[hit.docnum] = (tier, hit.score * _prior(hit.get("kind"), hit.get("rule") or ""))
 
     # -- query -----------------------------------------------------------------------------
     @staticmethod
@@ -188,7 +188,9 @@ class Searcher:
                 native.append((self._units(alt), 0.9))
                 lits.update(normalize(d)[0] for d in dsts)
             # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
-            for alt, dsts in _rewritten(qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)):
+            for alt, dsts in _rewritten(
+                qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)
+            ):
                 older.append((self._units(alt), 0.8))
                 lits.update(normalize(d)[0] for d in dsts)
         en = _en_terms(text)
@@ -303,7 +305,11 @@ class Searcher:
         """
         token, shown = "default", None
         if version and not (version == "latest" and not (game and lang)):
-            v = self.store.find_version(version, game, lang) if version != "latest" else self.store.get_version(game, lang, "latest")
+            v = (
+                self.store.find_version(version, game, lang)
+                if version != "latest"
+                else self.store.get_version(game, lang, "latest")
+            )
             token, shown = str(v.id), v.label
         current = token == "default" and self.ix_current is not None
         s = self._searcher(current)
@@ -327,9 +333,13 @@ class Searcher:
         hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": shown or f.get("dver") or None,
                "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1)}  # fmt: skip
         if kind == "rule":
-            title, text = self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
+            title, text = self.store.conn.execute(
+                "SELECT title, text FROM contents WHERE hash=?", (f["hash"],)
+            ).fetchone()
         elif kind == "term":
-            row = self.store.conn.execute("SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)).fetchone()
+            row = self.store.conn.execute(
+                "SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)
+            ).fetchone()
             title = row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else "")
             text = row[2] or ""
         else:
@@ -341,6 +351,13 @@ class Searcher:
         snippet, start, marks = snippet_for(body, lits)
         hit.update(title=title, text=text, snippet=snippet, snippet_start=start, highlights=marks)
         return hit
+
+
+def _prior(kind: str | None, rule: str) -> float:
+    """Headings and clauses state the rule their sub-clauses refine: a slight preference."""
+    if kind != "rule":
+        return 1.0
+    return 1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0
 
 
 def _all_of(views: list[tuple[list[Query], float]]) -> Query:

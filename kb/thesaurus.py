@@ -39,7 +39,9 @@ class Thesaurus:
     en2ja: dict[str, set[str]] = field(default_factory=dict)
 
     @classmethod
-    def load(cls, path: str | Path = DEFAULT_PATH, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None) -> Thesaurus:
+    def load(
+        cls, path: str | Path = DEFAULT_PATH, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None
+    ) -> Thesaurus:
         """Read the TSV (plus ``pairs``: ja -> [english] from the KB's glossaries and running text)."""
         th = cls(vocab=vocab)
         for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):

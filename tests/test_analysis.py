@@ -77,7 +77,9 @@ def test_base_forms_for_inflection():
 def test_particles_auxiliaries_and_symbols_dropped():
     assert keys("ブロックしたクリーチャーはどうなる？") == ["ブロック", "クリチャ"]
     # the passive is kept (blocked creature is not blocking creature), as one key
-    assert keys("ブロックされたクリーチャー") == keys("ブロックされているクリーチャー") == ["ブロック", "れる", "クリチャ"]
+    assert (
+        keys("ブロックされたクリーチャー") == keys("ブロックされているクリーチャー") == ["ブロック", "れる", "クリチャ"]
+    )
     assert keys("唱えられた") == ["唱", "れる"]
 
 
@@ -106,7 +108,9 @@ def test_positions_increase_and_start_offsets_shift():
 
 def test_tokenize_false_yields_one_normalised_token():
     tk = JanomeTokenizer()
-    out = [(t.text, t.startchar, t.endchar) for t in tk("ブロック・クリーチャー", tokenize=False, chars=True, mode="query")]
+    out = [
+        (t.text, t.startchar, t.endchar) for t in tk("ブロック・クリーチャー", tokenize=False, chars=True, mode="query")
+    ]
     assert out == [("ブロッククリチャ", 0, 11)]
 
 

@@ -61,7 +61,9 @@ def test_build_reports_stats_and_progress(kb):
     assert calls and calls[-1][0] == calls[-1][1] == stats["docs"]
 
 
-@pytest.mark.parametrize("q", ["509.1c", "５０９．１ｃ", "rule 509.1c", "ルール509.1c", "CR 509.1c", "総合ルール 509.1c"])
+@pytest.mark.parametrize(
+    "q", ["509.1c", "５０９．１ｃ", "rule 509.1c", "ルール509.1c", "CR 509.1c", "総合ルール 509.1c"]
+)
 def test_rule_numbers_go_straight_to_the_clause(searcher, q):
     hit = first(searcher, q)
     assert (hit["game"], hit["rule"], hit["kind"]) == ("mtg", "509.1c", "rule")
@@ -72,7 +74,9 @@ def test_english_prefix_prefers_the_english_clause(searcher):
     assert first(searcher, "ルール509.1c")["lang"] == "ja"
 
 
-@pytest.mark.parametrize("q", ["ブロッククリーチャー指定ステップ", "ブロック・クリーチャー指定ステップ", "ﾌﾞﾛｯｸ･ｸﾘｰﾁｬｰ指定ｽﾃｯﾌﾟ"])
+@pytest.mark.parametrize(
+    "q", ["ブロッククリーチャー指定ステップ", "ブロック・クリーチャー指定ステップ", "ﾌﾞﾛｯｸ･ｸﾘｰﾁｬｰ指定ｽﾃｯﾌﾟ"]
+)
 def test_dot_and_width_variants_find_the_step(searcher, q):
     top = {(h["game"], h["rule"]) for h in searcher.search(q, limit=5)} | {
         h["title"] for h in searcher.search(q, limit=5) if h["kind"] == "article"
@@ -140,7 +144,7 @@ def test_default_scope_shows_each_clause_once_with_also_in(searcher, kb):
     keys = [(h["game"], h["lang"], h["rule"]) for h in hits if h["kind"] == "rule"]
     assert len(keys) == len(set(keys))
     hit = first(searcher, "509.1c")
-    held = {vid for vid, in store.conn.execute("SELECT version_id FROM nodes WHERE rule='509.1c'")}
+    held = {vid for (vid,) in store.conn.execute("SELECT version_id FROM nodes WHERE rule='509.1c'")}
     same = [vid for vid, in store.conn.execute(
         "SELECT n.version_id FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.rule='509.1c' AND v.lang='ja'"
         " AND n.hash=(SELECT hash FROM nodes n2 JOIN versions v2 ON v2.id=n2.version_id WHERE n2.rule='509.1c'"
@@ -150,7 +154,11 @@ def test_default_scope_shows_each_clause_once_with_also_in(searcher, kb):
 
 def test_version_filters(searcher):
     old = searcher.search("ブロック", version="20231117.0", limit=20)
-    assert old and {h["version"] for h in old} == {"20231117.0"} and all(h["rule"].startswith("509") or h["rule"].startswith("510") for h in old)
+    assert (
+        old
+        and {h["version"] for h in old} == {"20231117.0"}
+        and all(h["rule"].startswith("509") or h["rule"].startswith("510") for h in old)
+    )
     assert {h["game"] for h in searcher.search("クリーチャー", game="dm", limit=20)} == {"dm"}
     with pytest.raises(NotFound):
         searcher.search("ブロック", version="19990101")
@@ -164,7 +172,27 @@ def test_pagination_counts(searcher):
 
 
 @pytest.mark.parametrize(
-    "q", ['"', '"ブロック', "(", ")", "AND", "OR NOT", "NOT ブロック", "*", "ブロック*", ":", "rule:509", "~", "^2", "a" * 10240, "", "   ", "\x00\x07", "ブ\x00ロック"],
+    "q",
+    [
+        '"',
+        '"ブロック',
+        "(",
+        ")",
+        "AND",
+        "OR NOT",
+        "NOT ブロック",
+        "*",
+        "ブロック*",
+        ":",
+        "rule:509",
+        "~",
+        "^2",
+        "a" * 10240,
+        "",
+        "   ",
+        "\x00\x07",
+        "ブ\x00ロック",
+    ],
 )
 def test_bad_queries_give_results_or_a_clear_error(searcher, q):
     try:
