@@ -32,6 +32,7 @@ BUILTIN_VOCAB = _wordlist(
     "サブタイプ キーワード カウンター アクティブ デッキ ゲーム ルール メイン コンバット トランプル"
 )
 
+_JA_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _KATA_RUN = re.compile(r"^[\u30a1-\u30fa\u30fc\u30fb]+$")
 _KANA_ONLY = re.compile(r"^[\u3041-\u3096\u30a1-\u30fa\u30fc\u30fb\s]+$")
 _COMBINING_MARKS = {"\u3099", "\u309a", "\uff9e", "\uff9f", "\u309b", "\u309c"}
@@ -354,3 +355,31 @@ def learn_vocab(texts) -> frozenset[str]:
             if len(pieces) > 1 or (pieces and len(pieces[0]) <= 6):
                 vocab.update(pieces)
     return frozenset(vocab)
+
+
+def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
+    """[start, end] spans of ``lits`` in ``text`` (matched on NFKC + lower case), original offsets."""
+    norm, starts, ends = normalize(text)
+    taken = [False] * len(norm)
+    spans = []
+    for lit in lits:
+        lit = unicodedata.normalize("NFKC", lit).lower()
+        if not lit or (len(lit) < 2 and not _JA_CHAR.search(lit)):
+            continue
+        i = norm.find(lit)
+        while i >= 0:
+            j = i + len(lit)
+            if not any(taken[i:j]):
+                taken[i:j] = [True] * (j - i)
+                spans.append([starts[i], ends[j - 1]])
+            i = norm.find(lit, j)
+    return sorted(spans)
+
+
+def snippet_for(text: str, lits: list[str], width: int = 160) -> tuple[str, int, list[list[int]]]:
+    """A slice of ``text`` around the first highlight, its start, and highlight offsets inside it."""
+    spans = highlight_spans(text, lits)
+    start = max(0, spans[0][0] - width // 4) if spans else 0
+    end = min(len(text), start + width)
+    marks = [[a - start, b - start] for a, b in spans if a >= start and b <= end]
+    return text[start:end], start, marks

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import unicodedata
 from pathlib import Path
 
 from whoosh import index as windex
@@ -19,7 +18,18 @@ from whoosh.analysis import StemmingAnalyzer
 from whoosh.query import And, DisjunctionMax, Or, Phrase, Query, Term
 
 from kb import ruleid
-from kb.analysis import PASSIVE, Word, bigrams, fold_kana, is_kana_only, normalize, title_key, to_katakana, words
+from kb.analysis import (
+    PASSIVE,
+    Word,
+    bigrams,
+    fold_kana,
+    is_kana_only,
+    normalize,
+    snippet_for,
+    title_key,
+    to_katakana,
+    words,
+)
 from kb.errors import RulekbError
 from kb.index import CURRENT_DIR, TERMS_FILE
 from kb.thesaurus import Thesaurus
@@ -390,31 +400,3 @@ def _boosted(q: Query, boost: float) -> Query:
 
 def _is_rule_query(text: str) -> bool:
     return ruleid.parse(ruleid.normalize(text)) is not None
-
-
-def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
-    """[start, end] spans of ``lits`` in ``text`` (matched on NFKC + lower case), original offsets."""
-    norm, starts, ends = normalize(text)
-    taken = [False] * len(norm)
-    spans = []
-    for lit in lits:
-        lit = unicodedata.normalize("NFKC", lit).lower()
-        if not lit or (len(lit) < 2 and not _HAS_JA.search(lit)):
-            continue
-        i = norm.find(lit)
-        while i >= 0:
-            j = i + len(lit)
-            if not any(taken[i:j]):
-                taken[i:j] = [True] * (j - i)
-                spans.append([starts[i], ends[j - 1]])
-            i = norm.find(lit, j)
-    return sorted(spans)
-
-
-def snippet_for(text: str, lits: list[str], width: int = 160) -> tuple[str, int, list[list[int]]]:
-    """A slice of ``text`` around the first highlight, its start, and highlight offsets inside it."""
-    spans = highlight_spans(text, lits)
-    start = max(0, spans[0][0] - width // 4) if spans else 0
-    end = min(len(text), start + width)
-    marks = [[a - start, b - start] for a, b in spans if a >= start and b <= end]
-    return text[start:end], start, marks
