@@ -128,3 +128,12 @@ def test_analyzer_survives_pickling_in_a_schema():
     a = clone["ja"].analyzer
     assert a == schema["ja"].analyzer and "ドラゴン" in a.vocab
     assert [t.text for t in a("ドラゴンエレメント")] == ["ドラゴンエレメント", "ドラゴン", "エレメント"]
+
+
+def test_highlight_spans_map_back_to_the_original_text():
+    from kb.analysis import highlight_spans, snippet_for
+
+    text = "ｶﾞｰﾄﾞとｶﾞｰﾄﾞ、ＢＬＯＣＫ"
+    assert highlight_spans(text, ["ガード", "block"]) == [[0, 5], [6, 11], [12, 17]]
+    snippet, start, marks = snippet_for("あ" * 100 + "ブロック" + "い" * 100, ["ブロック"], width=40)
+    assert snippet[marks[0][0] : marks[0][1]] == "ブロック" and start == 90
