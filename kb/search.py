@@ -35,6 +35,7 @@ from kb.index import CURRENT_DIR, TERMS_FILE
 from kb.thesaurus import Thesaurus
 
 MAX_QUERY = 1000
+MAX_UNITS = 12
 ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram"})
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -203,7 +204,7 @@ class Searcher:
             ):
                 older.append((self._units(alt), 0.8))
                 lits.update(normalize(d)[0] for d in dsts)
-        en = _en_terms(text)
+        en = _en_terms(text)[:MAX_UNITS]
         renamed: list[tuple[list[Query], float]] = []
         if en:
             native.append(([Term("en", t) for t in en], 1.0))
@@ -234,17 +235,17 @@ class Searcher:
         tiers: list[tuple[float, Query]] = [(2.8, Term("tk", title_key(text)))]
         # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
         phrases = []
-        ja_keys = list(dict.fromkeys(qkeys))
+        ja_keys = list(dict.fromkeys(qkeys))[:MAX_UNITS]
         if len(ja_keys) > 1 and _HAS_JA.search(text):
             phrases.append(Phrase("ja", ja_keys, slop=2))
-        raw = re.findall(r"[a-z0-9']+", norm)
+        raw = re.findall(r"[a-z0-9']+", norm)[:MAX_UNITS]
         if len(raw) > 1:
             phrases.append(Phrase("ew", raw))
         if phrases:
             tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
         if native:
             tiers.append((2.0, _all_of(native)))
-            fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if len(u) >= 3 for i in range(len(u))]
+            fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if 3 <= len(u) <= 8 for i in range(len(u))]
             if fewer:
                 tiers.append((1.6, _all_of(fewer)))
         if "translate" in self.layers:
@@ -274,7 +275,8 @@ class Searcher:
     def _units(self, ws: list[Word]) -> list[Query]:
         """One query per distinct word: its key in the Japanese fields, its reading, its parts."""
         out = []
-        for w in dict((w.key, w) for w in ws).values():
+        # A pasted paragraph is searched by its first MAX_UNITS distinct words: enough to find it.
+        for w in list(dict((w.key, w) for w in ws).values())[:MAX_UNITS]:
             alts: list[Query] = [Term("ja", w.key), Term("jt", w.key, boost=1.5), Term("jx", w.key, boost=0.3)]
             if "reading" in self.layers and w.reading:
                 alts.append(Term("jr", w.reading, boost=0.3))
