@@ -81,6 +81,15 @@ class Searcher:
         self.renames = sorted(renames, key=lambda r: -len(r[0]))  # the longest old wording first
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
+        # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
+        newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
+        self._superseded = {
+            (v.game, v.lang, v.label)
+            for v in store.versions()
+            if v.sort_date
+            and v.sort_date[:4].isdigit()
+            and int(newest[(v.game, v.lang)][:4]) - int(v.sort_date[:4]) > 5
+        }
 
     def _searcher(self, current: bool = False):
         """This thread's Whoosh searcher of the full index, or of the default-scope one."""
@@ -146,12 +155,14 @@ class Searcher:
             hits.append(self._hit(s, d, tier + 0.04 * raw / (1.0 + raw), shown, lits))
         return {"total": total, "hits": hits}
 
-    @staticmethod
-    def _collect(s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
-        """Add one tier's hits, scores nudged towards rules and clauses over their sub-clauses."""
+    def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
+        """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         for hit in s.search(q, filter=docs, limit=want * 2):
             if hit.docnum not in scored:
-                scored[hit.docnum] = (tier, hit.score * _prior(hit.get("kind"), hit.get("rule") or ""))
+                prior = _prior(hit.get("kind"), hit.get("rule") or "")
+                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
+                    prior *= 0.8
+                scored[hit.docnum] = (tier, hit.score * prior)
 
     # -- query -----------------------------------------------------------------------------
     @staticmethod
