@@ -34,17 +34,32 @@ LAYER_STEPS = [
 ]
 
 
+SPLITS = ("dev", "held", "new")
+NEW_SECTION = "#@ new"
+
+
 def load_queries(path: Path = QUERIES) -> list[dict]:
-    """The query set: kind, query, expected targets (any counts)."""
+    """The query set: kind, query, expected targets (any counts), split.
+
+    Split, fixed before any tuning: in the original set the queries of each kind alternate in file
+    order between ``dev`` (1st, 3rd, ...: the only ones looked at while tuning) and ``held`` (2nd,
+    4th, ...); queries after the ``#@ new`` line are ``new``, a second held-out set.
+    """
     out = []
+    seen: dict[str, int] = defaultdict(int)
+    new = False
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if line.startswith(NEW_SECTION):
+            new = True
         if not line.strip() or line.startswith("#"):
             continue
         cols = line.split("\t")
         if len(cols) < 3:
             raise SystemExit(f"{path}:{lineno}: expected KIND<TAB>QUERY<TAB>EXPECTED")
         opts = dict(kv.split("=", 1) for kv in cols[3].split(",")) if len(cols) > 3 and cols[3].strip() else {}
-        out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split(), "options": opts})
+        split = "new" if new else ("dev", "held")[seen[cols[0]] % 2]
+        seen[cols[0]] += not new
+        out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split(), "options": opts, "split": split})
     return out
 
 
@@ -149,6 +164,7 @@ class Baselines:
 
 
 def evaluate(name: str, run, queries: list[dict], misses: bool = False) -> dict:
+    """Ranks per kind, and per split under the keys ``@dev``, ``@held``, ``@new``; misses only for dev."""
     per: dict[str, list[int | None]] = defaultdict(list)
     for q in queries:
         try:
@@ -156,8 +172,9 @@ def evaluate(name: str, run, queries: list[dict], misses: bool = False) -> dict:
         except RulekbError:
             hits = []
         r = rank_of(hits, q["expected"])
-        per[q["kind"]].append(r)
-        if misses and r != 1:
+        per[q["kind"] if q["split"] != "new" else "@"].append(r)
+        per["@" + q["split"]].append(r)
+        if misses and r != 1 and q["split"] == "dev":
             got = ", ".join(f"{h['game']}:{h['rule'] or h['title']}" for h in hits[:3])
             print(f"    [{name}] {q['kind']:10} {q['query']}: rank {r} (want {' '.join(q['expected'])}; got {got})")
     return per
@@ -170,22 +187,24 @@ def metrics(ranks: list[int | None]) -> tuple[float, float, float]:
 
 
 def report(results: dict[str, dict[str, list]], kinds: list[str]) -> None:
+    """Per-kind MRR (original set), then overall figures for each split."""
     names = list(results)
     print(f"{'MRR@10 by kind':14} " + " ".join(f"{n[:14]:>14}" for n in names))
     for kind in kinds + ["ALL"]:
         row = []
         for n in names:
-            ranks = [r for k, rs in results[n].items() for r in rs] if kind == "ALL" else results[n][kind]
+            ranks = results[n]["@dev"] + results[n]["@held"] if kind == "ALL" else results[n][kind]
             row.append(metrics(ranks)[0])
         print(
             f"{kind + ' (' + str(len(results[names[0]].get(kind, [])) or '') + ')':14} "
             + " ".join(f"{v:14.3f}" for v in row)
         )
     print()
-    print(f"{'overall':14} {'MRR@10':>8} {'S@1':>6} {'S@5':>6}")
+    print(f"{'overall (dev+held)':18} {'MRR@10':>8} {'S@1':>6} {'S@5':>6}   MRR@10: dev  held   new")
     for n in names:
-        m = metrics([r for rs in results[n].values() for r in rs])
-        print(f"{n[:14]:14} {m[0]:8.3f} {m[1]:6.3f} {m[2]:6.3f}")
+        m = metrics(results[n]["@dev"] + results[n]["@held"])
+        by = " ".join(f"{metrics(results[n]['@' + sp])[0]:5.3f}" for sp in SPLITS)
+        print(f"{n[:18]:18} {m[0]:8.3f} {m[1]:6.3f} {m[2]:6.3f}   {by:>23}")
 
 
 def main() -> None:
@@ -198,7 +217,7 @@ def main() -> None:
     from kb.search import Searcher
 
     queries = load_queries()
-    kinds = list(dict.fromkeys(q["kind"] for q in queries))
+    kinds = list(dict.fromkeys(q["kind"] for q in queries if q["split"] != "new"))
     with tempfile.TemporaryDirectory() as tmp:
         spath = Path(args.store) if args.store else Path(tmp) / "kb.sqlite"
         store = Store.open(str(spath)) if spath.exists() else make_store(spath)
@@ -215,7 +234,9 @@ def main() -> None:
         base = Baselines(store)
         results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)
         results["substring"] = evaluate("substring", base.substring, queries)
-        print(f"{len(queries)} queries, {len(base.docs)} documents in the default scope\n")
+        n = {sp: sum(q["split"] == sp for q in queries) for sp in SPLITS}
+        print(f"{len(queries)} queries (dev {n['dev']}, held {n['held']}, new {n['new']}),"
+              f" {len(base.docs)} documents in the default scope\n")
         report(results, kinds)
         store.close()
 
