@@ -36,6 +36,11 @@ from kb.thesaurus import Thesaurus
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
+SUPERSEDED = 0.8  # a text shown only for want of a newer one (the 2008 translation beside 2026's)
+SUPERSEDED_DROP = 0.0  # ... and its tier lowered by this much
+HIER = 0.6  # a clause scoring at least this share of its sub-clause's score is put above it
+GAME_BIAS = 1.3  # hits of the game the query's words point to (see Searcher._game_of)
+DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram"})
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -81,6 +86,7 @@ class Searcher:
         self.renames = sorted(renames, key=lambda r: -len(r[0]))  # the longest old wording first
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
+        self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
         # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
         newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
         self._superseded = {
@@ -123,6 +129,8 @@ class Searcher:
                 if page["hits"] or offset:
                     return page
         s, docs, shown = self._scope(game, lang, version)
+        self._local.prefer = None if game else self._game_of(text)
+        self._local.where = {}
         want = offset + limit
         exact = self._exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
@@ -134,19 +142,20 @@ class Searcher:
             tiers, loose, lits = self.build_query(stripped or text)
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             for tier, q in tiers:
-                if len(scored) >= want:
+                if _settled(scored, tier) >= want:
                     break
                 self._collect(s, q, tier, docs, want, scored)
-            if len(scored) < want and "bigram" in self.layers and _HAS_JA.search(text):
+            if _settled(scored, 1.0) < want and "bigram" in self.layers and _HAS_JA.search(text):
                 bq = self._bigram_query(text)
                 if bq is not None:
                     self._collect(s, bq, 1.0, docs, want, scored)
-            if loose is not None and len(scored) < want:
+            if loose is not None and _settled(scored, 0.0) < want:
                 self._collect(s, loose, 0.0, docs, want, scored)
             if count and loose is not None:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
                 total = len(scored)
+        _lift_parents(scored, self._local.where)
         order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
         hits = []
         for d in order:
@@ -159,10 +168,33 @@ class Searcher:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         for hit in s.search(q, filter=docs, limit=want * 2):
             if hit.docnum not in scored:
-                prior = _prior(hit.get("kind"), hit.get("rule") or "")
+                prior, t = _prior(hit.get("kind"), hit.get("rule") or ""), tier
                 if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
-                    prior *= 0.8
-                scored[hit.docnum] = (tier, hit.score * prior)
+                    prior *= SUPERSEDED
+                    t = tier - SUPERSEDED_DROP
+                if hit.get("game") == self._local.prefer:
+                    prior *= GAME_BIAS
+                scored[hit.docnum] = (t, hit.score * prior)
+                if hit.get("kind") == "rule":
+                    self._local.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
+
+    def _game_of(self, text: str) -> str | None:
+        """The game a query's Japanese words point to: Duel Masters when one of them is far more
+        frequent in its texts than in Magic's (シールド, マナゾーン, ブレイク), else Magic, the larger KB."""
+        if self.ix_current is None or not _HAS_JA.search(text):
+            return None
+        s = self._searcher(True)
+        dm, mtg = self._scope("dm", "ja", None)[1], self._scope("mtg", "ja", None)[1]
+        if not dm or not mtg:
+            return None
+        for w in words(text, self.vocab):
+            if w.key not in self._game_df:
+                ids = set(s.reader().postings("ja", w.key).all_ids()) if (("ja", w.key) in s.reader()) else set()
+                self._game_df[w.key] = (len(ids & dm), len(ids & mtg))
+            n_dm, n_mtg = self._game_df[w.key]
+            if n_dm >= 2 and n_dm / len(dm) > DM_RATIO * (n_mtg + 0.5) / len(mtg):
+                return "dm"
+        return "mtg"
 
     # -- query -----------------------------------------------------------------------------
     @staticmethod
@@ -381,6 +413,24 @@ def _prior(kind: str | None, rule: str) -> float:
     if kind != "rule":
         return 1.0
     return 1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0
+
+
+def _lift_parents(scored: dict, where: dict) -> None:
+    """Put a clause just above its best sub-clause when both match in the same tier and the clause
+    scores nearly as well: the clause states the rule its sub-clauses refine ("rule in context")."""
+    docs = {w: d for d, w in where.items()}
+    for d, (game, lang, rule) in sorted(where.items(), key=lambda kv: -scored[kv[0]][1]):
+        p = docs.get((game, lang, ruleid.parent(rule) or ""))
+        if p is None or scored[p][0] != scored[d][0]:
+            continue
+        tier, raw = scored[d]
+        if scored[p][1] >= HIER * raw:
+            scored[p] = (tier, max(scored[p][1], raw * 1.001))
+
+
+def _settled(scored: dict, tier: float) -> int:
+    """How many hits no tier below ``tier`` can overtake."""
+    return sum(1 for t, _ in scored.values() if t >= tier)
 
 
 def _all_of(views: list[tuple[list[Query], float]]) -> Query:
