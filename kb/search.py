@@ -38,6 +38,8 @@ MAX_QUERY = 1000
 MAX_UNITS = 12
 SUPERSEDED = 0.8  # a text shown only for want of a newer one (the 2008 translation beside 2026's)
 SUPERSEDED_DROP = 0.0  # ... and its tier lowered by this much
+SUPERSEDED_DROP = 0.0
+POOL = 3.0
 HIER = 0.6  # a clause scoring at least this share of its sub-clause's score is put above it
 GAME_BIAS = 1.3  # hits of the game the query's words point to (see Searcher._game_of)
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
@@ -166,7 +168,7 @@ class Searcher:
 
     def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
-        for hit in s.search(q, filter=docs, limit=want * 2):
+        for hit in s.search(q, filter=docs, limit=int(want * POOL)):
             if hit.docnum not in scored:
                 prior, t = _prior(hit.get("kind"), hit.get("rule") or ""), tier
                 if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
@@ -192,7 +194,9 @@ class Searcher:
                 ids = set(s.reader().postings("ja", w.key).all_ids()) if (("ja", w.key) in s.reader()) else set()
                 self._game_df[w.key] = (len(ids & dm), len(ids & mtg))
             n_dm, n_mtg = self._game_df[w.key]
-            if n_dm >= 2 and n_dm / len(dm) > DM_RATIO * (n_mtg + 0.5) / len(mtg):
+            # Magic's Japanese texts are partial and partly old (プレイする for 唱える): a word its
+            # JA<->EN glossary knows is a Magic word too, whatever its frequency there.
+            if n_dm >= 2 and n_dm / len(dm) > DM_RATIO * (n_mtg + 0.5) / len(mtg) and not self.thesaurus.to_english([w.key]):
                 return "dm"
         return "mtg"
 
@@ -221,6 +225,7 @@ class Searcher:
         """
         qwords = words(text, self.vocab)
         qkeys = [w.key for w in qwords]
+        tkeys = qkeys
         norm = normalize(text)[0]
         lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
         lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
@@ -234,6 +239,7 @@ class Searcher:
             kw = words(kata, self.vocab)
             if kw:
                 native.append((self._units(kw), 0.9))
+                tkeys = [w.key for w in kw]  # とらんぷる is トランプル: translate that too
             native.append(([Term("jr", fold_kana(kata))], 1.2))
             lits.add(kata)
         if "thesaurus" in self.layers:
@@ -263,7 +269,7 @@ class Searcher:
                             (native if self._obsolete(old) else renamed).append(view)
                             break
         if "translate" in self.layers:
-            for term in self.thesaurus.to_english(qkeys):
+            for term in dict.fromkeys(self.thesaurus.to_english(qkeys) + self.thesaurus.to_english(tkeys)):
                 translated.append(([Term("en", t) for t in _en_terms(term)], 0.5))
                 lits.update(term.lower().split())
             for term in self.thesaurus.to_japanese(text):
@@ -292,7 +298,7 @@ class Searcher:
             if fewer:
                 tiers.append((1.6, _all_of(fewer)))
         if "translate" in self.layers:
-            names = self.thesaurus.names_for(qkeys, text)
+            names = self.thesaurus.names_for(qkeys, text) or self.thesaurus.names_for(tkeys, text)
             if names:
                 # The query is a known term: the heading or glossary entry named by its translation.
                 tiers.append((2.7, Or([Term("tk", title_key(n)) for n in names])))
