@@ -37,9 +37,7 @@ from kb.thesaurus import Thesaurus
 MAX_QUERY = 1000
 MAX_UNITS = 12
 SUPERSEDED = 0.8  # a text shown only for want of a newer one (the 2008 translation beside 2026's)
-SUPERSEDED_DROP = 0.0  # ... and its tier lowered by this much
-SUPERSEDED_DROP = 0.0
-POOL = 3.0
+POOL = 3.0  # hits read per tier, per hit wanted: the priors below reorder them
 HIER = 0.6  # a clause scoring at least this share of its sub-clause's score is put above it
 GAME_BIAS = 1.3  # hits of the game the query's words point to (see Searcher._game_of)
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
@@ -66,7 +64,7 @@ class Searcher:
     ``search(...)`` returns a list of hits; ``search_page(...)`` returns ``{"total", "hits"}`` for
     pagination (``total`` counts every match in scope). Hit keys: kind, game, lang, version, rule,
     title, text, snippet, highlights ([start, end] offsets into ``snippet``, which is an exact slice
-    of the original ``text`` starting at ``snippet_start``), score, also_in, and article_id for articles.
+    of the original ``text``, or of the title for a heading without text, starting at ``snippet_start``), score, also_in, and article_id for articles.
     """
 
     def __init__(self, store, index_dir: str | Path, *, layers: frozenset[str] = ALL_LAYERS):
@@ -170,13 +168,12 @@ class Searcher:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         for hit in s.search(q, filter=docs, limit=int(want * POOL)):
             if hit.docnum not in scored:
-                prior, t = _prior(hit.get("kind"), hit.get("rule") or ""), tier
+                prior = _prior(hit.get("kind"), hit.get("rule") or "")
                 if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
                     prior *= SUPERSEDED
-                    t = tier - SUPERSEDED_DROP
                 if hit.get("game") == self._local.prefer:
                     prior *= GAME_BIAS
-                scored[hit.docnum] = (t, hit.score * prior)
+                scored[hit.docnum] = (tier, hit.score * prior)
                 if hit.get("kind") == "rule":
                     self._local.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
 
@@ -196,7 +193,11 @@ class Searcher:
             n_dm, n_mtg = self._game_df[w.key]
             # Magic's Japanese texts are partial and partly old (プレイする for 唱える): a word its
             # JA<->EN glossary knows is a Magic word too, whatever its frequency there.
-            if n_dm >= 2 and n_dm / len(dm) > DM_RATIO * (n_mtg + 0.5) / len(mtg) and not self.thesaurus.to_english([w.key]):
+            if (
+                n_dm >= 2
+                and n_dm / len(dm) > DM_RATIO * (n_mtg + 0.5) / len(mtg)
+                and not self.thesaurus.to_english([w.key])
+            ):
                 return "dm"
         return "mtg"
 
@@ -424,6 +425,7 @@ def _prior(kind: str | None, rule: str) -> float:
 def _lift_parents(scored: dict, where: dict) -> None:
     """Put a clause just above its best sub-clause when both match in the same tier and the clause
     scores nearly as well: the clause states the rule its sub-clauses refine ("rule in context")."""
+    where = {d: w for d, w in where.items() if d in scored}
     docs = {w: d for d, w in where.items()}
     for d, (game, lang, rule) in sorted(where.items(), key=lambda kv: -scored[kv[0]][1]):
         p = docs.get((game, lang, ruleid.parent(rule) or ""))

@@ -132,7 +132,8 @@ def test_highlights_are_offsets_into_the_original_snippet(searcher):
     assert len(spans) > len(hits)  # repeated words are each marked
     for h, a, b in spans:
         assert h["snippet"][a:b] == "ブロック"
-        assert h["text"][h["snippet_start"] + a : h["snippet_start"] + b] == "ブロック"
+        body = h["text"] or h["title"]  # a heading's snippet comes from its title
+        assert body[h["snippet_start"] + a : h["snippet_start"] + b] == "ブロック"
     wide = first(searcher, "ﾌﾞﾛｯｸ", game="mtg", lang="ja")
     a, b = wide["highlights"][0]
     assert wide["snippet"][a:b] == "ブロック"  # the half-width query marks the full-width text
@@ -262,3 +263,32 @@ def test_thesaurus_file_errors_name_the_line(tmp_path):
 def test_a_game_named_in_the_query_is_preferred(searcher):
     assert first(searcher, "デュエマのデッキは何枚？")["game"] == "dm"
     assert first(searcher, "MTG デッキ")["game"] == "mtg"
+
+
+def test_words_of_both_games_prefer_magic_unless_they_are_duel_masters_words(searcher):
+    assert searcher._game_of("ブロックを強制する効果") == "mtg"
+    assert searcher._game_of("シールドをブレイクする") == "dm"
+    assert searcher._game_of("マナゾーンに置く") == "dm"
+    # Duel Masters' text says 唱える more often, but Magic's glossary pairs it with "cast".
+    assert searcher._game_of("呪文を唱える") == "mtg"
+    assert searcher._game_of("trample") is None
+    assert first(searcher, "ブロックを強制する効果")["game"] == "mtg"
+    assert first(searcher, "シールドをブレイクする数")["game"] == "dm"
+
+
+def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
+    from kb.search import HIER, _lift_parents
+
+    where = {
+        1: ("mtg", "ja", "100.4a"),
+        2: ("mtg", "ja", "100.4"),
+        3: ("mtg", "ja", "100.5"),
+        4: ("mtg", "ja", "100.5a"),
+    }
+    scored = {1: (2.0, 10.0), 2: (2.0, 10.0 * HIER), 3: (2.0, 1.0), 4: (2.5, 9.0)}
+    _lift_parents(scored, where)
+    assert scored[2] > scored[1]  # the clause nearly as good as its sub-clause goes first
+    assert scored[3] == (2.0, 1.0)  # a parent in a lower tier stays where it is
+    scored = {1: (2.0, 10.0), 2: (2.0, 10.0 * HIER * 0.9)}
+    _lift_parents(scored, where)
+    assert scored[1] > scored[2]  # a much weaker clause is not lifted
