@@ -15,7 +15,7 @@ from pathlib import Path
 
 from whoosh import index as windex
 from whoosh.analysis import StemmingAnalyzer
-from whoosh.query import And, DisjunctionMax, Or, Phrase, Query, Term
+from whoosh.query import And, DisjunctionMax, Or, Phrase, Prefix, Query, Term
 
 from kb import ruleid
 from kb.analysis import (
@@ -221,7 +221,8 @@ class Searcher:
         1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
         translated view, 1.25 an English wording the editions replaced (mined renames), 1.2 every
         unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
-        words as a phrase, 2.7 a heading or term named by the query's translation, and 2.8 a
+        words as a phrase, 2.6 a heading or term whose name starts with the query (an incomplete
+        or shortened name), 2.7 a heading or term named by the query's translation, and 2.8 a
         heading, article or glossary term named exactly as the query.
         """
         qwords = words(text, self.vocab)
@@ -293,6 +294,10 @@ class Searcher:
             phrases.append(Phrase("ew", raw))
         if phrases:
             tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
+        tkey = title_key(text)
+        if len(tkey) >= 2:
+            # A heading or term whose name starts with the query (ダイレクトアタック -> ダイレクトアタックステップ).
+            tiers.append((2.6, Prefix("tk", tkey)))
         if native:
             tiers.append((2.0, _all_of(native)))
             fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if 3 <= len(u) <= 8 for i in range(len(u))]

@@ -292,3 +292,8 @@ def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
     scored = {1: (2.0, 10.0), 2: (2.0, 10.0 * HIER * 0.9)}
     _lift_parents(scored, where)
     assert scored[1] > scored[2]  # a much weaker clause is not lifted
+
+
+def test_a_heading_whose_name_starts_with_the_query_ranks_first(searcher):
+    hit = first(searcher, "ダイレクトアタック")  # the heading is ダイレクトアタックステップ
+    assert (hit["game"], hit["rule"], hit["title"]) == ("dm", "509", "ダイレクトアタックステップ")
