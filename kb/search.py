@@ -47,6 +47,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 _HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _english = StemmingAnalyzer()
+# Word keys (base forms, okurigana dropped) that wrap a question: 教えて, 知りたい, 分からない, 意味, やり方, ルール.
+_ASKING = frozenset(["教", "知", "分", "わかる", "意味", "やり方", "仕方", "方法", "ルル", "規則"])
 # (game, what names it, what to drop from the query: nicknames the rules texts never use)
 _GAME_HINTS = [
     ("dm", re.compile(r"デュエマ|デュエル[・･]?マスターズ|\bDM\b", re.I), re.compile(r"デュエマ|\bDM\b", re.I)),
@@ -226,6 +228,8 @@ class Searcher:
         heading, article or glossary term named exactly as the query.
         """
         qwords = words(text, self.vocab)
+        # "…について教えて", "…の意味を知りたい": the wrapper of a question is no word to find.
+        qwords = [w for w in qwords if w.key not in _ASKING] or qwords
         qkeys = [w.key for w in qwords]
         tkeys = qkeys
         norm = normalize(text)[0]

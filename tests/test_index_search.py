@@ -297,3 +297,9 @@ def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
 def test_a_heading_whose_name_starts_with_the_query_ranks_first(searcher):
     hit = first(searcher, "ダイレクトアタック")  # the heading is ダイレクトアタックステップ
     assert (hit["game"], hit["rule"], hit["title"]) == ("dm", "509", "ダイレクトアタックステップ")
+
+
+@pytest.mark.parametrize("q", ["トランプルについて教えてください", "トランプルの意味を知りたい", "トランプルって何？"])
+def test_the_wrapper_of_a_question_is_not_searched(searcher, q):
+    hit = first(searcher, q)
+    assert (hit["game"], hit["rule"]) == ("mtg", "702.19")
