@@ -72,6 +72,8 @@ def test_base_forms_for_inflection():
     # verb forms and the noun made from the verb meet on the stem without okurigana
     assert keys("支払った") == keys("支払わなかった") == keys("支払い") == ["支払"]
     assert keys("始まる") == keys("始める")
+    assert keys("唱えた") == keys("唱える") == keys("唱えられない")[:1]
+    assert keys("ブロックされない") == keys("ブロックされなかった") == keys("ブロックされていない")
 
 
 def test_particles_auxiliaries_and_symbols_dropped():
