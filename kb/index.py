@@ -71,7 +71,92 @@ def default_scope(store) -> dict[tuple[str, str, str], tuple[int, str]]:
         for v in versions[start:]:  # oldest first: newer versions overwrite
             for rule, h in store.conn.execute("SELECT rule, hash FROM nodes WHERE version_id=?", (v.id,)):
                 scope[(game, lang, rule)] = (v.id, h)
+    for key in _covered_elsewhere(store, scope):
+        del scope[key]
     return scope
+
+
+def _covered_elsewhere(store, scope: dict) -> list[tuple[str, str, str]]:
+    """Scope entries of an older text whose rule a newer text of the same language holds under
+    another number: its heading has the same title there (戦闘ダメージ・ステップ: 310 in 2008, 510
+    today), or, for a text older by more than five years, the English lineage (kb.history) renumbers it.
+
+    Magic's Japanese texts are partial: the 2008 translation fills the rules newer ones lack, but
+    under the 2008 numbers, so its combat chapter (309-310) would stand beside today's 509-510.
+    """
+    versions = store.versions()
+    rank = {v.id: i for i, v in enumerate(versions)}  # oldest first
+    by_id = {v.id: v for v in versions}
+    newest_year: dict[tuple[str, str], int] = {}
+    for v in versions:
+        if v.sort_date[:4].isdigit():
+            newest_year[(v.game, v.lang)] = max(newest_year.get((v.game, v.lang), 0), int(v.sort_date[:4]))
+    out = []
+    for vid in {vid for vid, _h in scope.values()}:
+        v = by_id[vid]
+        later = {
+            (r, nv)
+            for (g, lang, r), (nv, _h) in scope.items()
+            if (g, lang) == (v.game, v.lang) and rank[nv] > rank[vid]
+        }
+        if not later:
+            continue
+        moved = _same_headings(store, vid, {(r, nv) for r, nv in later if "." not in r})
+        held = {r.split(".")[0] for r, _ in later}
+        renumber = None
+        if v.sort_date[:4].isdigit() and newest_year[(v.game, v.lang)] - int(v.sort_date[:4]) > 5:
+            english = [e for e in store.versions(v.game, "en") if e.sort_date <= v.sort_date and not e.partial]
+            renumber = _renumbering(store, v.game, english[-1].id) if english else None
+        for (g, lang, rule), (svid, _h) in scope.items():
+            if svid != vid:
+                continue
+            today = renumber(rule) if renumber is not None else None
+            if rule.split(".")[0] in moved or (today and today.split(".")[0] in held):
+                out.append((g, lang, rule))
+    return out
+
+
+def _same_headings(store, vid: int, later: set[tuple[str, int]]) -> set[str]:
+    """Rules of version ``vid`` whose heading title names, once in each text, a ``later`` heading
+    (rule, version) of another number."""
+    titles = {}
+    for r, t, v in store.conn.execute(
+        "SELECT n.rule, c.title, n.version_id FROM nodes n JOIN contents c ON c.hash=n.hash"
+        " WHERE n.rule NOT LIKE '%.%' AND c.title != ''"
+    ):
+        if v == vid or (r, v) in later:
+            titles.setdefault(v == vid, {}).setdefault(t, set()).add(r)
+    old, new = titles.get(True, {}), titles.get(False, {})
+    return {next(iter(rs)) for t, rs in old.items() if len(rs) == 1 and len(new.get(t, ())) == 1 and rs != new[t]}
+
+
+def _renumbering(store, game: str, start_vid: int) -> Callable[[str], str | None]:
+    """rule -> today's number of the same English clause, followed edition by edition from ``start_vid``."""
+    steps: dict[int, tuple[int, dict[str, str | None]]] = {}
+    has_lineage = store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone()
+    for o, n, orule, nrule, kind in (
+        []
+        if not has_lineage
+        else store.conn.execute(
+            "SELECT old_vid, new_vid, old_rule, new_rule, kind FROM lineage WHERE game=? AND lang='en'", (game,)
+        )
+    ):
+        changes = steps.setdefault(o, (n, {}))[1]
+        if orule and kind in ("moved", "edited", "removed"):
+            changes[orule] = nrule if kind != "removed" else None
+
+    def follow(rule: str) -> str | None:
+        vid, seen = start_vid, set()
+        while vid in steps and vid not in seen:
+            seen.add(vid)
+            vid, changes = steps[vid]
+            if rule in changes:
+                rule = changes[rule]
+                if rule is None:
+                    return None
+        return rule
+
+    return follow
 
 
 def _rule_of_term(t: dict) -> str:

@@ -303,3 +303,25 @@ def test_a_heading_whose_name_starts_with_the_query_ranks_first(searcher):
 def test_the_wrapper_of_a_question_is_not_searched(searcher, q):
     hit = first(searcher, q)
     assert (hit["game"], hit["rule"]) == ("mtg", "702.19")
+
+
+def test_an_old_text_leaves_the_default_scope_where_a_newer_text_covers_its_rules(tmp_path):
+    from kb.index import default_scope
+
+    # The seeds alone: the 2008 translation stays undated, i.e. older than the 2023 and 2026 texts
+    # (next to one 2026 English edition the date estimate would place it in 2026).
+    store = Store.create(str(tmp_path / "kb.sqlite"))
+    for e in read_manifest(BUNDLED_CORPUS):
+        if e.game == "mtg":
+            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    store.commit()
+    mtg_ja = {r for g, lang, r in default_scope(store) if (g, lang) == ("mtg", "ja")}
+    # Its 309/310 (declare blockers, combat damage) are today's 509/510, headed alike ...
+    assert not {r for r in mtg_ja if r.split(".")[0] in ("309", "310")}
+    assert {"509.1a", "510.1a"} <= mtg_ja
+    # ... while its chapters no newer Japanese text holds stay in the default scope.
+    assert {"217.7a", "306.1"} <= mtg_ja
+    build_index(store, tmp_path / "index")
+    old = Searcher(store, tmp_path / "index").search("戦闘ダメージ・ステップ", version="5.5.0.0")
+    assert old and all(h["version"] == "5.5.0.0" for h in old) and old[0]["rule"] == "310"
+    store.close()
