@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kb.errors import InputError
 from kb.links import forms, scan
 from kb.links.extract import scan_tree
 
@@ -387,3 +388,58 @@ def test_classes_with_constructor_calls_and_functions_returning_impl(tmp_path):
 )
 def test_quotes_that_count_as_rule_text(text, found):
     assert forms.quotes(text) == found
+
+
+def test_an_unreadable_file_in_a_tree_is_skipped_not_fatal(tmp_path):
+    (tmp_path / "test_ok.py").write_text("def test_a():\n    # CR 509.1c\n    pass\n")
+    (tmp_path / "gone_test.py").symlink_to(tmp_path / "nowhere.py")  # a dangling symlink
+    found = scan_tree([str(tmp_path)])
+    assert _rows(found.citations) == [("test_ok.py", 2, "test_ok.py::test_a", "509.1c", "test")]
+    assert found.skipped == [f"{tmp_path / 'gone_test.py'}: cannot read: No such file or directory"]
+
+
+def test_a_dangling_file_named_on_the_command_line_is_an_error(tmp_path):
+    (tmp_path / "gone_test.py").symlink_to(tmp_path / "nowhere.py")
+    with pytest.raises(InputError, match="gone_test.py: no such file or directory"):
+        scan_tree([str(tmp_path / "gone_test.py")])
+
+
+def test_array_initialisers_in_annotations_keep_the_method_a_test(tmp_path):
+    (tmp_path / "ParamTest.java").write_text(
+        "class ParamTest {\n"
+        '    @ParameterizedTest(name = "CR 122.1 {0}")\n'
+        "    @ValueSource(ints = {1, 2})\n"
+        '    @CsvSource({"a, 1", "b, 2"})\n'
+        "    void counters(int n) {\n"
+        "        // 122.2\n"
+        "        int[] xs = {3};\n"
+        "    }\n"
+        "}\n"
+    )
+    (tmp_path / "Cases.cs").write_text(
+        "public class Cases {\n"
+        "    [Theory]\n"
+        "    [InlineData(new int[] { 1, 2 })]\n"
+        "    public void Sum(int[] xs) {\n"
+        "        // 704.5a\n"
+        "    }\n"
+        "}\n"
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("Cases.cs", 5, "Cases#Sum", "704.5a", "test"),
+        ("ParamTest.java", 2, "ParamTest#counters", "122.1", "test"),
+        ("ParamTest.java", 6, "ParamTest#counters", "122.2", "test"),
+    ]
+
+
+def test_kotlin_backtick_names_with_underscored_ids_and_parametrize_duplicates(tmp_path):
+    (tmp_path / "TrampleTest.kt").write_text(
+        "class TrampleTest {\n    @Test\n    fun `702_19b assigns excess damage`() {\n    }\n}\n"
+    )
+    (tmp_path / "test_p.py").write_text(
+        '@pytest.mark.parametrize("r", ["702.19b"], ids=["702.19b"])\ndef test_t(r):\n    pass\n'
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("TrampleTest.kt", 3, "TrampleTest#702_19b assigns excess damage", "702.19b", "test"),
+        ("test_p.py", 1, "test_p.py::test_t", "702.19b", "test"),
+    ]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 
+from kb.errors import InputError
 from kb.links import forms, scanner, units
 from kb.model import Citation
 
@@ -41,6 +43,7 @@ class Scan:
     citations: list[Cite] = field(default_factory=list)
     tests: list[FoundTest] = field(default_factory=list)
     files: int = 0
+    skipped: list[str] = field(default_factory=list)  # "file: reason" for files found but not readable
 
 
 _HAS_NUMBER = re.compile(r"[1-9]\d\d")
@@ -104,13 +107,19 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     for f in every:
         if not f.test or src.language in ("gherkin", "typescript", "javascript"):
             continue
-        hits = forms.find_ids(f.name, game) if " " in f.name else forms.find_name_ids(f.name, game)
+        hits = forms.find_name_ids(f.name, game)
+        if " " in f.name:  # a Kotlin `backtick name` may spell ids either way
+            hits = sorted(forms.find_ids(f.name, game) + hits, key=lambda fd: fd.offset)
         for fd in hits:
             out.citations.append(Cite(file=src.rel, line=f.line, rule=fd.rule, raw=fd.raw, test=f.id, kind="test",
                                       language=src.language, game=fd.game, scope="name",
                                       written=file_date.isoformat() if file_date else "",
                                       written_from="file" if file_date else "", context=f.name.replace("_", " "),
                                       path=src.path))  # fmt: skip
+    # The same id written the same way twice on a line for one test (a parametrize value and its id) is one citation.
+    seen: set[tuple] = set()
+    out.citations = [c for c in out.citations
+                     if (k := (c.line, c.test, c.rule, c.scope, c.raw)) not in seen and not seen.add(k)]  # fmt: skip
     out.citations.sort(key=lambda c: (c.line, c.test))
     return out
 
@@ -118,8 +127,16 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
 def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
     """Scan every source file under ``paths``."""
     total = Scan()
+    named = {os.path.normpath(p) for p in paths}
     for path, rel in scanner.walk(paths):
-        src = scanner.read_source(path, rel)
+        try:
+            src = scanner.read_source(path, rel)
+        except InputError as exc:
+            if os.path.normpath(path) in named:
+                raise  # a file the user named must be readable
+            # One unreadable file (a dangling symlink, no permission) must not sink a whole tree's scan.
+            total.skipped.append(str(exc))
+            continue
         if src is None:
             continue
         one = scan_source(src, game)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from kb.errors import NotFound
@@ -73,6 +74,10 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         "citations": rows,
         "coverage": coverage(rows, found.tests, store, main.against),
     }  # fmt: skip
+    if found.skipped:
+        data["skipped"] = found.skipped
+        for why in found.skipped:
+            print(f"rulekb: warning: {why} (skipped)", file=sys.stderr)
     if cases:
         data["junit"] = {"cases": len(cases), "matched_tests": len(results),
                          "results": dict(sorted(results.items()))}  # fmt: skip

@@ -92,14 +92,27 @@ def _is_test(frame: Frame, decl: str, language: str) -> bool:
     return language in ("java", "csharp") and frame.parent is not None and frame.name.startswith("test")
 
 
+_EXPR_BRACE = re.compile(r"[=(,\]]\s*$")
+_EXPR = Frame("expr", "", 0, 0, 0, 0)  # stack marker for an initializer's braces
+
+
 def brace_frames(src: SourceFile) -> list[Frame]:
     """Frames of a brace language, found by matching braces in the masked code."""
     code, language = src.code, src.language
     roots: list[Frame] = []
-    stack: list[Frame | None] = []
+    stack: list[Frame | None] = []  # _EXPR marks an initializer's braces
     last = -1
+    expr = _EXPR_BRACE if language in ("java", "csharp") else None
     for m in re.finditer(r"[{};]", code):
         ch, pos = m.group(0), m.start()
+        if ch == "{" and expr and expr.search(code, max(0, pos - 40), pos):
+            # An array initializer (@ValueSource(ints = {1, 2}), @CsvSource({...}), new[] {...}) is data,
+            # not a block: it must not cut the annotations above a method off its declaration.
+            stack.append(_EXPR)
+            continue
+        if ch == "}" and stack and stack[-1] is _EXPR:
+            stack.pop()
+            continue
         if ch == "{":
             decl = code[last + 1 : pos]
             named = _name_of(decl, language, src, pos)
@@ -109,7 +122,7 @@ def brace_frames(src: SourceFile) -> list[Frame]:
                 # Leading comments (javadoc, ///, #[attr]) count as part of the declaration: look at the real text.
                 orig = src.text[last + 1 : pos]
                 start = last + 1 + len(orig) - len(orig.lstrip())
-                parent = next((f for f in reversed(stack) if f is not None), None)
+                parent = next((f for f in reversed(stack) if f is not None and f is not _EXPR), None)
                 frame = Frame("class" if kind in ("class", "js-class") else "function", name, start, pos, len(code),
                               src.line_of(_name_pos(decl, name, last + 1)), parent=parent)  # fmt: skip
                 frame.test = kind == "js-test" or (kind == "function" and _is_test(frame, decl, language))
