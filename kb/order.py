@@ -16,6 +16,9 @@ from kb.store import Store, VersionInfo
 
 _DATED = re.compile(r"^\d{8}(?:\.\d+)?$")
 TIE = 0.005  # editions scoring within this of the best are equally likely: they form the range
+# Below this the text shares too few ids with every edition held to be placed by them (a 2008
+# translation next to only post-2009 editions scores under 0.25; against its own era, ~0.99).
+MIN_SCORE = 0.5
 METHOD = "clause-id and heading-id Jaccard against each English edition (within the range the text covers)"
 
 
@@ -68,6 +71,8 @@ def estimate(store: Store, v: VersionInfo) -> dict | None:
     if not scored:
         return None
     best_score, best = max(scored, key=lambda p: p[0])
+    if best_score < MIN_SCORE:
+        return None
     i = next(k for k, (_, e) in enumerate(scored) if e.id == best.id)
     lo = hi = i
     while lo > 0 and scored[lo - 1][0] >= best_score - TIE:

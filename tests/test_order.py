@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from kb import order
@@ -43,3 +45,21 @@ def test_place_undated_is_harmless_without_english_editions(tmp_path):
     order.place_undated(store)
     v = store.get_version("mtg", "ja", "5.5.0.0")
     assert "estimated" not in v.meta and order.is_undated(v)
+
+
+def test_no_estimate_when_no_held_edition_matches(tmp_path):
+    """The 2008 translation next to only a 2026 edition stays undated rather than dated 2026."""
+    from ingest import parse_file
+    from kb.order import estimate, place_undated
+    from kb.store import Store
+
+    root = Path(__file__).resolve().parents[1]
+    st = Store.create(str(tmp_path / "kb.sqlite"))
+    for path in (root / "corpus" / "004_141578bca00711b0.txt", root.parent / "shared/corpora/cr-en/MagicCompRules_2026-01-16.txt"):
+        st.add(parse_file(str(path)), path=str(path), sha256=path.name)
+    st.commit()
+    legacy = st.find_version("5.5.0.0")
+    assert estimate(st, legacy) is None
+    place_undated(st)
+    assert st.find_version("5.5.0.0").meta.get("estimated") is None
+    assert st.get_version("mtg", "ja", "latest").label == "5.5.0.0"  # the only Japanese version
