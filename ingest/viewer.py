@@ -69,6 +69,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
     """Read one viewer page into a partial version of the Japanese MTG rules."""
     if _looks_html(text[:4000]):
         lines, meta, links = _html_lines(text)
+        if not any(_CLAUSE.match(line) for _, line in lines):
+            # Viewer text wrapped in markup (<pre>, one <p> per line) rather than the page's clause elements.
+            lines = _html_text_lines(text)
     else:
         lines = [(i, line.strip()) for i, line in enumerate(text.split("\n"), 1)]
         meta, links = {}, {}
@@ -79,6 +82,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
     if builder.header:
         meta.setdefault("title", builder.header[0])
     result = ParseResult(format=NAME, kind="cr")
+    if not any("." in n.rule for n in builder.nodes):
+        return result  # no clauses: ingest.common.finish reports the file as not a viewer text
     label, meta["version_source"] = _version(text, hints)
     if meta["version_source"] == "viewer default":
         result.diagnostics.append(
@@ -268,6 +273,39 @@ def _html_lines(html: str) -> tuple[list[tuple[int, str]], dict, dict[str, list[
         lines.extend((line, p) for p in paras[1:])
         links[rule] = _link_targets(el, rule)
     return lines, meta, links
+
+
+def _html_text_lines(html: str) -> list[tuple[int, str]]:
+    """The page's visible text as viewer-text lines, each with the source line it starts on.
+
+    Block elements and ``<br>`` end a line, as do newlines inside ``<pre>``; inline markup (a linked
+    ``rule 728``) stays within its line.
+    """
+    soup = BeautifulSoup(html, "html.parser")
+    for el in soup.find_all(["script", "style", "noscript", "title", "head"]):
+        el.decompose()
+    root = soup.body or soup
+    for el in root.find_all(set(_BLOCKS) | set(_HEADINGS) | {"br", "td", "th"}):
+        el.insert_before("\n")
+        el.insert_after("\n")
+    out: list[tuple[int, str]] = []
+    cur: list[str] = []
+    cur_line = 0
+    for s in root.find_all(string=True):
+        if isinstance(s, Comment):
+            continue
+        base = (s.parent.sourceline or 0) if s.parent is not None else 0
+        for k, part in enumerate(str(s).split("\n")):
+            if k:  # a line break: the buffered line is complete
+                if text := clean("".join(cur)):
+                    out.append((cur_line, text))
+                cur.clear()
+            if part.strip() and not "".join(cur).strip():
+                cur_line = base + k if base else 0
+            cur.append(part)
+    if text := clean("".join(cur)):
+        out.append((cur_line, text))
+    return out
 
 
 def _link_targets(el: Tag, rule: str) -> list[str]:

@@ -179,3 +179,38 @@ def test_html_nested_clause_elements_are_read_on_their_own():
     assert nodes["509.1"].text == "本文。\n次の段落。"
     assert nodes["509.1"].examples == ["例文。"]
     assert nodes["509.1a"].text == "下位の本文。"
+
+
+def _seed_as_html(wrap: str) -> str:
+    import html
+
+    lines = SEED_509.read_text(encoding="utf-8").splitlines()
+    if wrap == "pre":
+        body = "<pre>" + "\n".join(html.escape(ln) for ln in lines) + "</pre>"
+    else:  # one <p> per line, the cross reference linked as the viewer does
+        body = "\n".join(f"<p>{html.escape(ln)}</p>" for ln in lines)
+        body = body.replace("rule 728〔不正な処理の扱い〕", '<a href="/cr/r/728">rule 728〔不正な処理の扱い〕</a>')
+    return f'<!DOCTYPE html>\n<html lang="ja">\n<head><title>総合ルールビューア</title></head>\n<body>\n{body}\n</body></html>\n'
+
+
+@pytest.mark.parametrize("wrap", ["pre", "p"])
+def test_viewer_text_wrapped_in_html_is_read_like_the_text(tmp_path, wrap):
+    path = tmp_path / f"viewer_{wrap}.html"
+    path.write_text(_seed_as_html(wrap), encoding="utf-8")
+    nodes = nodes_of(parse(path))
+    text_nodes = nodes_of(parse(SEED_509))
+    assert list(nodes) == list(text_nodes)
+    assert nodes["5"].title == "ターンの構造"
+    assert nodes["509.1b"].text == text_nodes["509.1b"].text
+    assert nodes["509.1b"].examples == text_nodes["509.1b"].examples
+    assert [r.rule for r in nodes["509.1"].references] == ["728"]
+    assert nodes["509.1"].line == 8  # its line in the HTML source
+
+
+def test_a_viewer_page_without_clauses_is_an_error(tmp_path):
+    path = tmp_path / "empty.txt"
+    path.write_text("総合ルールビューア\nこんにちは\n", encoding="utf-8")
+    result = ingest.parse_file(str(path))
+    assert result.versions == []
+    assert [d.level for d in result.diagnostics] == ["error"]
+    assert "not a viewer text" in result.diagnostics[0].message
