@@ -53,6 +53,7 @@ BAD = [
     ("/glossary?q=" + "x" * 1000, 400),
     ("/articles/999", 404),
     ("/articles/-1", 404),
+    ("/articles/" + "9" * 20, 404),  # beyond SQLite's integers
     ("/static/../kb.sqlite", 404),
     ("/static/%2e%2e/__init__.py", 404),
     ("/nowhere", 404),

@@ -134,7 +134,8 @@ def articles():
 @twin(bp, "/articles/<int:article_id>", "article.html")
 def article(article_id: int):
     """One article: its sections and links to the clauses it cites."""
-    a = store().article(article_id)
+    # SQLite integers stop at 2**63 - 1: a longer id in the URL names no article (not a server error).
+    a = store().article(article_id) if article_id < 2**63 else None
     if a is None:
         abort(404, description=f"no article {article_id}")
     s = store()
