@@ -6,7 +6,7 @@ import difflib
 import re
 from datetime import date
 
-from kb import ruleid
+from kb import order, ruleid
 from kb.errors import NotFound
 from kb.links import forms
 from kb.links.extract import Cite
@@ -48,12 +48,31 @@ class Resolver:
                 raise NotFound(f"unknown version {against!r} of {game}/{self.lang} (newest: {newest})")
         else:
             self.against = store.get_version(game, self.lang, "latest")
+        self.note = ""
+        self._to_english(store, game)
         self._rv: dict[str, dict[int, NodeRecord]] = {}
         self._windows: dict[tuple[str, str], tuple[str | None, str | None]] = {}
         self._keywords: dict[str, set[tuple[int, str]]] | None = None
         self._nodes: list[NodeRecord] | None = None
         self._words: list[tuple[str, frozenset[str]]] | None = None
         self._keyword_re: re.Pattern | None = None
+
+    def _to_english(self, store: Store, game: str) -> None:
+        """Resolve against the English edition a partial translation renders (it holds every clause).
+
+        Engines cite English numbering; a Japanese piece (20260116.0, the old 5.5.0.0) holds a few
+        clauses, so absence there proves nothing, and the nearest Japanese version holding a clause
+        may be years away. The English edition of the same date (or the estimated one) is the text.
+        """
+        a = self.against
+        if a.lang == "en" or not a.partial or not store.latest(game, "en"):
+            return
+        label = order.english_label(a.label) or (a.meta.get("estimated") or {}).get("best")
+        english = next((v for v in store.versions(game, "en") if v.label == label), None) if label else None
+        if english is None or english.partial:
+            return
+        self.note = f"{a.lang} {a.label} is partial; resolved against en {english.label}, the English edition it renders"
+        self.lang, self.chain, self.against = "en", store.versions(game, "en"), english
 
     # -- lookups ---------------------------------------------------------------------------
     def node(self, rule: str, version: VersionInfo) -> NodeRecord | None:

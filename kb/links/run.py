@@ -74,6 +74,8 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         "citations": rows,
         "coverage": coverage(rows, found.tests, store, main.against),
     }  # fmt: skip
+    if main.note:
+        data["note"] = main.note
     if found.skipped:
         data["skipped"] = found.skipped
         for why in found.skipped:
