@@ -443,3 +443,29 @@ def test_kotlin_backtick_names_with_underscored_ids_and_parametrize_duplicates(t
         ("TrampleTest.kt", 3, "TrampleTest#702_19b assigns excess damage", "702.19b", "test"),
         ("test_p.py", 1, "test_p.py::test_t", "702.19b", "test"),
     ]
+
+
+def test_gherkin_in_japanese_and_french_keywords(tmp_path):
+    (tmp_path / "block.feature").write_text(
+        "# language: ja\n"
+        "機能: ブロック強制\n"
+        "  @rule:509.1b\n"
+        "  シナリオ: 制限のあるクリーチャー\n"
+        "    前提 総合ルール 509.1b\n"
+        "  シナリオアウトライン：強制の最大化 <n>\n"
+        "    前提 総合ルール 509.1c\n"
+        "    例:\n"
+        "      | n |\n"
+        "      | 1 |\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "fr.feature").write_text(
+        "# language: fr\nFonctionnalité: Blocage\n  Scénario: bloqueurs CR 509.1a\n    Soit une créature\n",
+        encoding="utf-8",
+    )
+    assert _rows(scan([str(tmp_path)])) == [
+        ("block.feature", 3, "ブロック強制#制限のあるクリーチャー", "509.1b", "test"),
+        ("block.feature", 5, "ブロック強制#制限のあるクリーチャー", "509.1b", "test"),
+        ("block.feature", 7, "ブロック強制#強制の最大化 <n>", "509.1c", "test"),
+        ("fr.feature", 3, "Blocage#bloqueurs CR 509.1a", "509.1a", "test"),
+    ]

@@ -196,8 +196,22 @@ def python_frames(src: SourceFile) -> list[Frame]:
     return roots
 
 
-_GHERKIN = re.compile(r"^[ \t]*(Feature|Rule|Background|Scenario Outline|Scenario Template|Scenario|Example)\s*:\s*(.*)$",
-                      re.MULTILINE)  # fmt: skip
+# Gherkin keywords (English and the `# language:` translations a Japanese or European team writes),
+# longest first so "Scenario Outline" wins over "Scenario"; Japanese "例" is an Examples table, not a test.
+_GHERKIN_KINDS = {
+    "Feature": ("Feature", "機能", "フィーチャ", "Fonctionnalité", "Funktionalität", "Funktion", "Característica"),
+    "Background": ("Background", "背景", "Contexte", "Grundlage", "Hintergrund", "Antecedentes"),
+    "Rule": ("Rule", "ルール", "Règle", "Regel", "Regla"),
+    "Scenario": ("Scenario Outline", "Scenario Template", "Scenario", "Example", "シナリオアウトライン",
+                 "シナリオテンプレート", "シナリオテンプレ", "テンプレ", "シナリオ", "Plan du scénario", "Scénario",
+                 "Szenariogrundriss", "Szenario", "Beispiel", "Esquema del escenario", "Escenario",
+                 "Ejemplo"),
+}  # fmt: skip
+_GHERKIN_KIND = {word: kind for kind, words in _GHERKIN_KINDS.items() for word in words}
+_GHERKIN = re.compile(
+    r"^[ \t]*(" + "|".join(re.escape(w) for w in sorted(_GHERKIN_KIND, key=len, reverse=True)) + r")[ \t]*[:：][ \t]*(.*)$",
+    re.MULTILINE,
+)
 
 
 def gherkin_frames(src: SourceFile) -> list[Frame]:
@@ -220,7 +234,7 @@ def gherkin_frames(src: SourceFile) -> list[Frame]:
                 break
         if feature and scenarios:
             scenarios[-1].end = start
-        keyword, name = m.group(1), m.group(2).strip()
+        keyword, name = _GHERKIN_KIND[m.group(1)], m.group(2).strip()
         if keyword == "Feature":
             feature = Frame("class", name, start, m.end(), len(text), src.line_of(m.start()))
             if all(not ln.strip() or ln.lstrip().startswith("#") for ln in text[:start].split("\n")):
@@ -230,7 +244,7 @@ def gherkin_frames(src: SourceFile) -> list[Frame]:
         else:
             sc = Frame(
                 "function",
-                name or keyword,
+                name or m.group(1),
                 start,
                 m.end(),
                 len(text),
