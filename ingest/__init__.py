@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 
 from ingest.common import Hints, finish
 from kb.errors import InputError
@@ -42,8 +43,17 @@ def detect(text: str, filename: str = "") -> tuple[str, float]:
     return name, score
 
 
+# A version label is a URL path segment and a file-name-safe word (the web app refuses anything else).
+LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
+
+
 def parse_text(text: str, hints: Hints) -> ParseResult:
     """Parse decoded text: detect the format unless given, then run that parser and the checks."""
+    if hints.version and not LABEL_RE.match(hints.version):
+        raise InputError(
+            f"bad --version {hints.version!r}: letters, digits, '.', '_' and '-' only (e.g. 20231117.0)",
+            path=hints.path,
+        )
     fmt = hints.format
     if not fmt:
         fmt, score = detect(text, os.path.basename(hints.path))

@@ -2,7 +2,7 @@
 
 import pytest
 
-from ingest.common import check_nodes, find_references, harvest_terms
+from ingest.common import Hints, check_nodes, find_references, harvest_terms
 from kb.model import RuleNode
 
 
@@ -42,3 +42,15 @@ def test_duplicates_and_disorder_name_their_lines():
     nodes = [RuleNode("509.1", line=4), RuleNode("509.2", line=5), RuleNode("509.1b", line=6), RuleNode("509.2", line=7)]
     found = [(d.line, d.message) for d in check_nodes(nodes, "x.txt")]
     assert found == [(6, "clause id 509.1b out of order (after 509.2)"), (7, "duplicate clause id 509.2 (first at line 5)")]
+
+
+@pytest.mark.parametrize("label", ["../../etc", "a b", "<script>", "x/y", "." * 3, "9" * 41])
+def test_a_version_label_that_is_no_url_segment_is_refused(tmp_path, label):
+    from ingest import parse_file
+    from kb.errors import InputError
+
+    path = tmp_path / "viewer.txt"
+    path.write_text("総合ルールビューア\n5. ターンの構造\n509. ブロック\n- 509.1 まず。\n", encoding="utf-8")
+    with pytest.raises(InputError, match=r"viewer.txt: bad --version"):
+        parse_file(str(path), Hints(version=label))
+    assert parse_file(str(path), Hints(version="20231117.1")).versions[0].label == "20231117.1"
