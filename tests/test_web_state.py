@@ -113,3 +113,22 @@ def test_rebuilds_under_load_never_fail_a_request(tmp_path):
     assert seen and all(status == 200 for status, _ in seen), [r for r in seen if r[0] != 200][:3]
     assert '"text":"文面5"' in seen[-1][1]  # the last rebuild is what clients see now
     assert len({body for _, body in seen}) >= 2  # requests really ran across the swaps
+
+
+def test_a_port_in_use_or_out_of_range_is_a_one_line_error(tmp_path):
+    import pytest
+
+    from kb.errors import RulekbError
+    from web.server import make_server, start_in_thread
+
+    make_generation(tmp_path, "gen-a", _one_clause("文面"))
+    server = start_in_thread(tmp_path)
+    try:
+        with pytest.raises(RulekbError, match=rf"cannot listen on 127.0.0.1:{server.effective_port}: Address already in use"):
+            make_server(tmp_path, "127.0.0.1", server.effective_port)
+    finally:
+        server.close()
+    with pytest.raises(RulekbError, match="port 99999 is out of range"):
+        make_server(tmp_path, "127.0.0.1", 99999)
+    with pytest.raises(RulekbError, match="cannot listen on no.such.host.invalid:0"):
+        make_server(tmp_path, "no.such.host.invalid", 0)

@@ -6,6 +6,7 @@ import contextlib
 import os
 import threading
 
+from kb.errors import RulekbError
 from web import create_app
 
 THREADS = 8  # waitress worker threads; each holds its own read-only sqlite connection
@@ -15,9 +16,17 @@ def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", 
     """A waitress server ready to ``run()`` (port 0 picks a free port: see ``server.effective_port``)."""
     from waitress.server import create_server
 
+    if not 0 <= int(port) <= 65535:
+        raise RulekbError(f"port {port} is out of range (0-65535)")
     options.setdefault("threads", THREADS)
     options.setdefault("ident", "rulekb")
-    return create_server(create_app(home), host=host, port=port, **options)
+    app = create_app(home)
+    try:
+        return create_server(app, host=host, port=port, **options)
+    except OSError as exc:  # port taken, no permission, an address this machine does not have
+        raise RulekbError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    except ValueError:  # waitress: a host name that does not resolve
+        raise RulekbError(f"cannot listen on {host}:{port}: invalid host or port") from None
 
 
 def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000, **options) -> None:
