@@ -236,7 +236,9 @@ class _Builder:
         for version in self.versions.values():
             version.nodes.sort(key=lambda n: ruleid.sort_key(n.rule))  # quotes are excerpts, in any order
             version.terms = [t for n in version.nodes for t in harvest_terms(n.text, rule=n.rule, line=n.line)]
-        return ParseResult(format=NAME, kind="article", versions=list(self.versions.values()), articles=[art])
+        # A quote whose lines could not be read as clauses must not create an empty version.
+        kept = [v for v in self.versions.values() if v.nodes]
+        return ParseResult(format=NAME, kind="article", versions=kept, articles=[art])
 
     def feed(self, b: _Block) -> None:
         if b.kind == "title":

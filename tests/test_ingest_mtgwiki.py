@@ -139,3 +139,21 @@ def test_html_paragraphs_split_at_br_and_drop_comments():
             "<ul><li>項目<b>太字</b>。<ul><li>下位の項目。</li></ul></li></ul></div></body></html>")  # fmt: skip
     article = mtgwiki.parse(html, Hints()).articles[0]
     assert article.text.split("\n") == ["一行目。", "二行目の続き。", "・項目太字。", "・下位の項目。"]
+
+
+def test_a_quote_without_readable_clauses_makes_no_empty_version(tmp_path):
+    import html
+
+    lines = SEED.read_text(encoding="utf-8").splitlines()
+    body = "\n".join(f"<p>{html.escape(ln)}</p>" for ln in lines)  # the quote flattened to paragraphs
+    page = tmp_path / "flat.html"
+    page.write_text(
+        '<!DOCTYPE html><html lang="ja"><head><title>ブロック強制 - MTG Wiki</title></head><body>'
+        f'<h1 id="firstHeading">ブロック強制</h1><div class="mw-parser-output">\n{body}\n</div></body></html>',
+        encoding="utf-8",
+    )
+    result = parse(page)
+    assert result.versions == []
+    (article,) = result.articles
+    assert article.title == "ブロック強制"
+    assert article.cites_version == "20260807.0"
