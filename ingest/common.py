@@ -150,6 +150,6 @@ def finish(result: ParseResult, hints: Hints) -> ParseResult:
     for article in result.articles:
         if hints.game:
             article.game = hints.game
-    if not result.versions and not result.articles:
+    if not result.versions and not result.articles and not any(d.level == "error" for d in result.diagnostics):
         result.diagnostics.append(Diagnostic(hints.path, 0, f"no rules or article found: not a {result.format} text?"))
     return result

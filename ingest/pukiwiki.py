@@ -18,7 +18,7 @@ import re
 
 from ingest.common import Hints, find_references, harvest_terms
 from kb import ruleid
-from kb.model import Article, ParseResult, Section
+from kb.model import Article, Diagnostic, ParseResult, Section
 
 NAME = "pukiwiki"
 
@@ -33,6 +33,9 @@ _INLINE_PLUGIN = re.compile(r"&(\w+)(?:\([^)]*\))?\{(.*?)\};")
 _BARE_PLUGIN = re.compile(r"&(?!br;)(?:\w+)\([^)]*\);")
 _DATE = re.compile(r"(\d{4})年(\d{1,2})月(?:(\d{1,2})日)?")
 _VERSION = re.compile(r"総合ゲームルール\s*(?:Ver\.?|ver\.?)\s*(\d+\.\d+)")
+
+
+_HTML = re.compile(r"(?i)<(?:!doctype\s+html|html|head|body)\b")
 
 
 def sniff(text: str, filename: str = "") -> float:
@@ -51,6 +54,10 @@ def sniff(text: str, filename: str = "") -> float:
 
 def parse(text: str, hints: Hints) -> ParseResult:
     """Read one PukiWiki page into an article."""
+    if _HTML.search(text[:2000]):
+        # A rendered page would become an article of raw markup; the wiki source is what this reads.
+        why = "an HTML page, not PukiWiki source: save the page's source (?cmd=source) instead"
+        return ParseResult(format=NAME, kind="article", diagnostics=[Diagnostic(hints.path, 1, why)])
     page = _Page()
     comment: list[tuple[int, str]] = []
     for lineno, raw in enumerate(text.split("\n"), 1):

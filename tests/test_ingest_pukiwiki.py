@@ -126,3 +126,16 @@ def test_sniff_refuses_rules_texts_and_mediawiki_source():
     mediawiki = "== ルール ==\n*[[ブロック]]\n*[[攻撃]]\n-[[a]]\n-[[b]]\n[[c]][[d]][[e]]\n{{#cr:509.1h}}\n"
     assert pukiwiki.sniff(mediawiki, "x.txt") == 0.0
     assert pukiwiki.sniff(SEED.read_text(encoding="utf-8"), SEED.name) >= 0.9
+
+
+def test_a_rendered_html_page_is_refused_not_read_as_markup(tmp_path):
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<!DOCTYPE html><html lang="ja"><head><meta name="generator" content="PukiWiki"></head>'
+        "<body><h2>ブロッククリーチャー指定ステップ</h2><ul><li>総合ゲームルール 506.1</li></ul></body></html>",
+        encoding="utf-8",
+    )
+    result = ingest.parse_file(str(page), Hints(format="pukiwiki"))
+    assert result.articles == []
+    assert [(d.line, d.level) for d in result.diagnostics] == [(1, "error")]
+    assert "not PukiWiki source" in result.diagnostics[0].message
