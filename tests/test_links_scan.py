@@ -469,3 +469,32 @@ def test_gherkin_in_japanese_and_french_keywords(tmp_path):
         ("block.feature", 7, "ブロック強制#強制の最大化 <n>", "509.1c", "test"),
         ("fr.feature", 3, "Blocage#bloqueurs CR 509.1a", "509.1a", "test"),
     ]
+
+
+def test_kotest_specs_name_their_tests_with_strings(tmp_path):
+    (tmp_path / "CombatSpec.kt").write_text(
+        "class CombatSpec : FunSpec({\n"
+        '    context("blocking") {\n'
+        '        test("CR 509.1c requirements") {\n'
+        "            // 509.1b\n"
+        "            val x = listOf(1).map { it + 1 }\n"
+        "        }\n"
+        "    }\n"
+        "})\n"
+        "class Strings : StringSpec({\n"
+        '    "CR 704.5a zero life loses" {\n'
+        "    }\n"
+        "})\n"
+        "class Plain {\n"
+        '    fun helper() { if (s == "y") { /* 100.1 */ } }\n'
+        "}\n"
+    )
+    found = scan_tree([str(tmp_path)])
+    assert sorted(t.id for t in found.tests) == ["CombatSpec.blocking#CR 509.1c requirements",
+                                                 "Strings#CR 704.5a zero life loses"]  # fmt: skip
+    assert _rows(found.citations) == [
+        ("CombatSpec.kt", 3, "CombatSpec.blocking#CR 509.1c requirements", "509.1c", "test"),
+        ("CombatSpec.kt", 4, "CombatSpec.blocking#CR 509.1c requirements", "509.1b", "test"),
+        ("CombatSpec.kt", 10, "Strings#CR 704.5a zero life loses", "704.5a", "test"),
+        ("CombatSpec.kt", 14, "", "100.1", "code"),
+    ]

@@ -104,6 +104,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
                 written, how = file_date, "file"
             emit(fd, r.start + fd.offset, r, written, how)
     # Test names: identifiers with underscores, and Kotlin `backtick names`.
+    cited = {(c.line, c.test, c.rule) for c in out.citations}
     for f in every:
         if not f.test or src.language in ("gherkin", "typescript", "javascript"):
             continue
@@ -111,6 +112,8 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         if " " in f.name:  # a Kotlin `backtick name` may spell ids either way
             hits = sorted(forms.find_ids(f.name, game) + hits, key=lambda fd: fd.offset)
         for fd in hits:
+            if (f.line, f.id, fd.rule) in cited:
+                continue  # the name is a string literal already read as prose (Kotest's test("CR 509.1c") { })
             out.citations.append(Cite(file=src.rel, line=f.line, rule=fd.rule, raw=fd.raw, test=f.id, kind="test",
                                       language=src.language, game=fd.game, scope="name",
                                       written=file_date.isoformat() if file_date else "",

@@ -37,6 +37,11 @@ _KT_EXPR = re.compile(
 _CONTROL = {"if", "for", "while", "switch", "catch", "synchronized", "using", "lock", "foreach", "fixed", "when",
             "try", "else", "do", "return", "new", "match", "loop", "unsafe", "select", "go", "defer", "function"}  # fmt: skip
 _JS_CALL = re.compile(r"\b(describe|context|suite|it|test|specify)(?:\.\w+)*(?:\([^()]*\))?\s*\(")
+_KT_GROUPS = ("describe", "context", "given", "feature", "When", "`when`", "Given", "Feature", "Context")
+_KT_SPEC = re.compile(
+    r"(?<![\w.])(describe|context|given|feature|Given|Feature|Context|When|`when`|test|it|should|then|Then|scenario|"
+    r"Scenario|expect|xtest|xit|xdescribe|xcontext)\s*\((?=[^()]*\)\s*$)"
+)
 _TEST_MARK = {
     "java": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Property)\b"),
     "kotlin": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory)\b"),
@@ -55,6 +60,15 @@ def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[
             name = _string_at(src, tail_start + m.end())
             if name is not None:
                 return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
+    if language == "kotlin":  # Kotest specs: test("…") { }, context("…") { }, StringSpec's "…" { }
+        m = _KT_SPEC.search(tail)
+        name = _string_at(src, tail_start + m.end()) if m else None
+        if m and name is not None:
+            return ("js-class" if m.group(1) in _KT_GROUPS else "js-test"), name
+        if not tail.strip():  # the string is masked out of the code: only the real text shows it
+            name = _string_at(src, tail_start)
+            if name is not None:
+                return "js-test", name
     m = _CLASS.search(tail)
     # "class X : Base() {" is a class; "fn f() -> impl Iterator {" is a function.
     if m and m.group(1) != "namespace" and not _FUNC_WORD.search(tail[: m.start()]):
