@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import shutil
 import sys
 import time
 import tomllib
@@ -129,8 +130,6 @@ def finish_store(store: Store, index_dir: Path, progress: Progress | None = None
     store.commit()
     t1 = time.perf_counter()
     if index_dir.exists():
-        import shutil
-
         shutil.rmtree(index_dir)
     stats["index"] = index.build_index(store, index_dir, progress)
     stats["index_seconds"] = round(time.perf_counter() - t1, 2)
@@ -186,7 +185,7 @@ def ingest_files(
     home = home if isinstance(home, Home) else Home(home)
     log = log or (lambda msg: None)
     reports = []
-    with home.new_generation(copy_current=True) as gen:
+    with home.new_generation(copy_current=True, copy_index=False) as gen:
         store_path = gen / STORE_FILE
         store = Store.open(str(store_path), write=True) if store_path.exists() else Store.create(str(store_path))
         try:
@@ -201,6 +200,8 @@ def ingest_files(
             if any(not r.skipped for r in reports):
                 store.commit()
                 finish_store(store, gen / INDEX_DIR, progress)
+            elif (home.current() / INDEX_DIR).is_dir():
+                shutil.copytree(home.current() / INDEX_DIR, gen / INDEX_DIR)  # nothing new: same index
             store.commit()
         finally:
             store.close()

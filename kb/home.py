@@ -85,15 +85,19 @@ class Home:
                 fcntl.flock(fh, fcntl.LOCK_UN)
 
     @contextlib.contextmanager
-    def new_generation(self, *, copy_current: bool = False) -> Iterator[Path]:
-        """Yield a fresh generation directory; swap it in if the block succeeds, drop it if not."""
+    def new_generation(self, *, copy_current: bool = False, copy_index: bool = True) -> Iterator[Path]:
+        """Yield a fresh generation directory; swap it in if the block succeeds, drop it if not.
+
+        ``copy_current`` starts it as a copy of the live store (and index, unless ``copy_index`` is
+        false because the caller rebuilds it anyway).
+        """
         with self.writer_lock():
             previous = self.current().name if self.link.is_symlink() else None
             stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
             gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
             try:
                 if copy_current and self.exists():
-                    _copy_generation(self.current(), gen)
+                    _copy_generation(self.current(), gen, copy_index)
                 yield gen
                 _fsync_tree(gen)
                 self._swap(gen)
@@ -121,7 +125,7 @@ class Home:
                 shutil.rmtree(p, ignore_errors=True)
 
 
-def _copy_generation(src: Path, dst: Path) -> None:
+def _copy_generation(src: Path, dst: Path, copy_index: bool = True) -> None:
     """Copy a live generation consistently (SQLite backup API; the index directory as files)."""
     source = sqlite3.connect(f"file:{src / STORE_FILE}?mode=ro", uri=True)
     target = sqlite3.connect(dst / STORE_FILE)
@@ -129,7 +133,7 @@ def _copy_generation(src: Path, dst: Path) -> None:
         source.backup(target)
     source.close()
     target.close()
-    if (src / INDEX_DIR).is_dir():
+    if copy_index and (src / INDEX_DIR).is_dir():
         shutil.copytree(src / INDEX_DIR, dst / INDEX_DIR)
 
 

@@ -142,6 +142,8 @@ def test_ingest_says_what_it_detected_and_is_all_or_nothing(home, tmp_path):
     assert ("en", "20231117") in rows and ("ja", "20231117.0") in rows
     again = rulekb("ingest", en, home=home)
     assert again.returncode == 0 and "already ingested" in again.stdout
+    hits = rulekb_json("search", "blocked creature", "--lang", "en", home=home)
+    assert hits and hits[0]["version"] == "20231117"
 
 
 def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
