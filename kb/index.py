@@ -205,7 +205,8 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     terms = _glossary(store, version_gl)
     articles = store.articles()
     vocab = learn_vocab(
-        [n.title + n.text for g, lang, _, n in contents if lang == "ja"] + [a["text"] for a in articles]
+        [(n.title + n.text)[:MAX_INDEXED_CHARS] for g, lang, _, n in contents if lang == "ja"]
+        + [a["text"][:MAX_INDEXED_CHARS] for a in articles]
     )
     schema = make_schema(vocab)
     ix = windex.create_in(str(index_dir), schema)
@@ -264,9 +265,15 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
             "seconds": round(time.perf_counter() - t0, 2), "size": size}  # fmt: skip
 
 
+# Longer texts are indexed by their head only: real clauses run to a few thousand characters, and
+# Janome (~20k chars/s) would spend minutes on a pathological multi-megabyte line.
+MAX_INDEXED_CHARS = 30_000
+
+
 def _fields(lang: str, title: str, text: str, examples: list[str], name: str | None = None) -> dict:
     """Field values for one text: Japanese fields for ``ja``, English ones otherwise."""
-    ex = "\n".join(examples)
+    text = text[:MAX_INDEXED_CHARS]
+    ex = "\n".join(examples)[:MAX_INDEXED_CHARS]
     key = {"tk": title_key(name if name is not None else title)} if (name or title) else {}
     if lang == "ja":
         body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
