@@ -376,9 +376,12 @@ def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
     return sorted(spans)
 
 
+SNIPPET_SCAN = 30_000
+
+
 def snippet_for(text: str, lits: list[str], width: int = 160) -> tuple[str, int, list[list[int]]]:
     """A slice of ``text`` around the first highlight, its start, and highlight offsets inside it."""
-    spans = highlight_spans(text, lits)
+    spans = highlight_spans(text[:SNIPPET_SCAN], lits)  # a snippet comes from the head of a huge text
     start = max(0, spans[0][0] - width // 4) if spans else 0
     end = min(len(text), start + width)
     marks = [[a - start, b - start] for a, b in spans if a >= start and b <= end]
