@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -100,14 +101,16 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     if not os.path.isfile(path):
         raise InputError("no such file", path=display)
     sha = _sha256(path)
-    if store.has_document(sha):
+    # The same bytes read with other overrides (another --version, say) are another document.
+    options = json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
+    if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
     result = parse_file(path, hints)
     if result.errors:
         first = result.errors[0]
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
-    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding)
+    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options)
     report = Ingested(path=display, format=result.format, warnings=[str(w).replace(': warning:', ':', 1) for w in result.warnings] + notes)
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""

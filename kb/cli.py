@@ -33,6 +33,10 @@ def handles_errors(fn: Callable) -> Callable:
             _fail(str(exc))
         except BrokenPipeError:
             sys.exit(0)
+        except KeyboardInterrupt:
+            # A build or ingest interrupted before its swap leaves the live KB as it was.
+            click.echo("rulekb: interrupted", err=True)
+            sys.exit(130)
 
     return wrapper
 
@@ -240,6 +244,8 @@ def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | N
     if as_json:
         emit_json(data)
         return
+    if not data["changes"]:
+        click.echo(f"no changes between {a.label} and {b.label}")
     for c in data["changes"]:
         ref = " (references only)" if c.get("reference_only") else ""
         sim = f" {c['similarity']:.2f}" if c.get("similarity") is not None else ""
@@ -270,6 +276,18 @@ def history(ctx: click.Context, rule: str, game: str, lang: str | None, as_json:
         click.echo(f"{e['version']:<12} {e['kind']:8} {e.get('rule') or ''}{moved}")
 
 
+def _align_pair(store, label_a: str, label_b: str, game: str | None):
+    """Resolve two labels for ``align``; ``latest`` means the newest version in the other language."""
+    if label_a == label_b == "latest":
+        game = game or "mtg"
+        return store.get_version(game, "ja", "latest"), store.get_version(game, "en", "latest")
+    a = store.find_version(label_a, game) if label_a != "latest" else None
+    b = store.find_version(label_b, game) if label_b != "latest" else None
+    known = a or b
+    other = "en" if known.lang == "ja" else "ja"
+    return a or store.get_version(known.game, other, "latest"), b or store.get_version(known.game, other, "latest")
+
+
 @cli.command()
 @click.argument("version_a")
 @click.argument("version_b")
@@ -278,12 +296,11 @@ def history(ctx: click.Context, rule: str, game: str, lang: str | None, as_json:
 @click.pass_context
 @handles_errors
 def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, as_json: bool) -> None:
-    """Align two versions clause by clause, e.g. ja 20231117.0 against en 20231117."""
+    """Align two versions clause by clause, e.g. ja 20231117.0 against en 20231117 (or 'latest')."""
     from kb.align import align as run_align
 
     store = _store(ctx)
-    a = store.find_version(version_a, game)
-    b = store.find_version(version_b, game)
+    a, b = _align_pair(store, version_a, version_b, game)
     data = run_align(store, a, b)
     if as_json:
         emit_json(data)

@@ -95,6 +95,7 @@ class Home:
             previous = self.current().name if self.link.is_symlink() else None
             stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
             gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
+            gen.chmod(0o755)  # mkdtemp makes it private; a server running as another user reads it
             try:
                 if copy_current and self.exists():
                     _copy_generation(self.current(), gen, copy_index)

@@ -13,13 +13,14 @@ from kb import ruleid
 from kb.errors import NotFound, StoreError
 from kb.model import Article, ParsedVersion, ParseResult, Reference, RuleNode
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE documents(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, kind TEXT NOT NULL,
-    sha256 TEXT NOT NULL UNIQUE, encoding TEXT, ingested_at TEXT NOT NULL);
+    sha256 TEXT NOT NULL, options TEXT NOT NULL DEFAULT '', encoding TEXT, ingested_at TEXT NOT NULL,
+    UNIQUE(sha256, options));
 CREATE TABLE versions(
     id INTEGER PRIMARY KEY, game TEXT NOT NULL, lang TEXT NOT NULL, label TEXT NOT NULL,
     effective TEXT, partial INTEGER NOT NULL, sort_date TEXT NOT NULL DEFAULT '', meta TEXT NOT NULL DEFAULT '{}',
@@ -163,15 +164,17 @@ class Store:
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES(?, ?)", (key, value))
 
     # -- writing ---------------------------------------------------------------------------
-    def has_document(self, sha256: str) -> bool:
-        return self.conn.execute("SELECT 1 FROM documents WHERE sha256=?", (sha256,)).fetchone() is not None
+    def has_document(self, sha256: str, options: str = "") -> bool:
+        """True if these bytes were already ingested with the same overrides (``options``)."""
+        q = "SELECT 1 FROM documents WHERE sha256=? AND options=?"
+        return self.conn.execute(q, (sha256, options)).fetchone() is not None
 
-    def add(self, result: ParseResult, *, path: str, sha256: str, encoding: str = "") -> list[str]:
+    def add(self, result: ParseResult, *, path: str, sha256: str, encoding: str = "", options: str = "") -> list[str]:
         """Store one parsed document in the current transaction; returns notes for the user."""
         now = datetime.now(UTC).isoformat(timespec="seconds")
         cur = self.conn.execute(
-            "INSERT INTO documents(path, format, kind, sha256, encoding, ingested_at) VALUES(?,?,?,?,?,?)",
-            (path, result.format, result.kind, sha256, encoding, now),
+            "INSERT INTO documents(path, format, kind, sha256, options, encoding, ingested_at) VALUES(?,?,?,?,?,?,?)",
+            (path, result.format, result.kind, sha256, options, encoding, now),
         )
         doc_id = cur.lastrowid
         notes = []

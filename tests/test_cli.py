@@ -175,3 +175,26 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
     assert rulekb("versions", "--json", home=home).stdout == versions_before
     data = json.loads(rulekb("show", "509.1", "--version", "20231117.0", "--json", home=home, check=True).stdout)
     assert "728" in data["references"]
+
+
+def test_same_file_with_other_overrides_is_another_document(home):
+    seed = ROOT / "corpus" / "003_1192bed475bff8cb.txt"
+    proc = rulekb("ingest", seed, "--version", "20240101.0", home=home)
+    assert proc.returncode == 0 and "mtg/ja/20240101.0" in proc.stdout, proc.stdout + proc.stderr
+    again = rulekb("ingest", seed, "--version", "20240101.0", home=home)
+    assert "already ingested" in again.stdout
+    labels = {r["version"] for r in rulekb_json("versions", home=home)}
+    assert {"20231117.0", "20240101.0"} <= labels
+    assert rulekb("diff", "20231117.0", "20231117.0", home=home).stdout.startswith("no changes between")
+
+
+def test_align_latest_means_the_other_language(home):
+    en = CR_EN / "MagicCompRules_2023-11-17.txt"
+    assert rulekb("ingest", en, home=home).returncode == 0
+    data = rulekb_json("align", "20231117.0", "latest", home=home)
+    assert (data["a"], data["b"]) == ("20231117.0", "20231117")
+
+
+def test_generations_are_readable_by_other_users(built_home):
+    live = built_home / os.readlink(built_home / "current")
+    assert live.stat().st_mode & 0o055 == 0o055
