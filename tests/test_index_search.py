@@ -277,7 +277,8 @@ def test_words_of_both_games_prefer_magic_unless_they_are_duel_masters_words(sea
 
 
 def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
-    from kb.search import HIER, _lift_parents
+    from kb.ranking import HIER
+    from kb.ranking import lift_parents as _lift_parents
 
     where = {
         1: ("mtg", "ja", "100.4a"),

@@ -1,0 +1,263 @@
+"""Turn a user's text into Whoosh queries: tiers of ever looser matches, a loose fallback, highlights.
+
+User text is never handed to Whoosh's query parser: queries are built from analysed words, so
+``" ( ) AND OR NOT * : ~ ^`` are plain characters. Layers, each measured in bench/relevance.py:
+words (Janome keys, katakana compounds and parts) -> readings (kana input, same-reading slips) ->
+thesaurus rewrites (player words, old vocabulary) -> JA<->EN terms -> character bigrams (fallback).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+from whoosh.analysis import StemmingAnalyzer
+from whoosh.query import And, DisjunctionMax, Or, Phrase, Prefix, Query, Term
+
+from kb import ruleid
+from kb.analysis import (
+    PASSIVE,
+    Word,
+    bigrams,
+    fold_kana,
+    is_kana_only,
+    normalize,
+    title_key,
+    to_katakana,
+    words,
+)
+from kb.errors import RulekbError
+from kb.index import TERMS_FILE
+from kb.thesaurus import Thesaurus
+
+MAX_QUERY = 1000
+MAX_UNITS = 12
+ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram"})
+HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_english = StemmingAnalyzer()
+# Word keys (base forms, okurigana dropped) that wrap a question: 教えて, 知りたい, 分からない, 意味, やり方, ルール.
+_ASKING = frozenset(["教", "知", "分", "わかる", "意味", "やり方", "仕方", "方法", "ルル", "規則"])
+# (game, what names it, what to drop from the query: nicknames the rules texts never use)
+GAME_HINTS = [
+    ("dm", re.compile(r"デュエマ|デュエル[・･]?マスターズ|\bDM\b", re.I), re.compile(r"デュエマ|\bDM\b", re.I)),
+    ("mtg", re.compile(r"\bMTG\b|マジック|\bmagic: the gathering\b", re.I), re.compile(r"\bMTG\b", re.I)),
+]
+
+Tiers = list[tuple[float, Query]]
+View = tuple[list[Query], float]  # one way to say the query, as units, and its boost
+
+
+def clean_query(query: str) -> str:
+    """Check a user's query and return it without control characters or outer spaces."""
+    if not isinstance(query, str):
+        raise RulekbError("the query must be text")
+    if len(query) > MAX_QUERY:
+        raise RulekbError(f"query too long ({len(query)} characters; at most {MAX_QUERY})")
+    text = _CONTROL.sub(" ", query).strip()
+    if not text:
+        raise RulekbError("empty query: type a word, a phrase or a rule number")
+    return text
+
+
+def is_rule_query(text: str) -> bool:
+    """True when the whole text names a clause (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
+    return ruleid.parse(ruleid.normalize(text)) is not None
+
+
+def bigram_query(text: str) -> Query | None:
+    """Docs holding every character bigram of the text (the last resort for unknown words)."""
+    grams = list(dict.fromkeys(g for g, _, _ in bigrams(text)))
+    if not grams:
+        return None
+    return And([Term("jb", g) for g in grams[:24]])
+
+
+def en_terms(text: str) -> list[str]:
+    """The distinct English stems of the text, in order."""
+    return list(dict.fromkeys(t.text for t in _english(text)))
+
+
+class QueryBuilder:
+    """Build the tiers of queries for user text from the index's vocabulary and JA<->EN tables."""
+
+    def __init__(self, vocab, thesaurus: Thesaurus, renames: list[tuple[list[str], list[str]]],
+                 layers: frozenset[str], current_reader: Callable[[], object | None]):  # fmt: skip
+        self.vocab = vocab
+        self.thesaurus = thesaurus
+        self.renames = renames
+        self.layers = layers
+        # This thread's reader of the default-scope index, or None when there is none.
+        self.current_reader = current_reader
+
+    @classmethod
+    def from_index(cls, index_dir: str | Path, vocab, layers: frozenset[str],
+                   current_reader: Callable[[], object | None]) -> QueryBuilder:  # fmt: skip
+        """A builder reading the terms table (JA<->EN pairs, mined renames) written beside the index."""
+        pairs_path = Path(index_dir) / TERMS_FILE
+        table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
+        thesaurus = Thesaurus.load(vocab=vocab, pairs=table.get("ja2en", {}))
+        renames = [(old.split(), new.split()) for old, new, _n in table.get("renames", [])]
+        renames.sort(key=lambda r: -len(r[0]))  # the longest old wording first
+        return cls(vocab, thesaurus, renames, layers, current_reader)
+
+    def build(self, text: str) -> tuple[Tiers, Query | None, list[str]]:
+        """(tiers, loose, highlight literals) for user text.
+
+        A view is one way to say the query (its own words, a thesaurus rewrite, a kana reading, a
+        translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
+        1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
+        translated view, 1.25 an English wording the editions replaced (mined renames), 1.2 every
+        unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
+        words as a phrase, 2.6 a heading or term whose name starts with the query (an incomplete
+        or shortened name), 2.7 a heading or term named by the query's translation, and 2.8 a
+        heading, article or glossary term named exactly as the query.
+        """
+        qwords = words(text, self.vocab)
+        # "…について教えて", "…の意味を知りたい": the wrapper of a question is no word to find.
+        qwords = [w for w in qwords if w.key not in _ASKING] or qwords
+        qkeys = [w.key for w in qwords]
+        tkeys = qkeys
+        norm = normalize(text)[0]
+        lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
+        lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
+        native: list[View] = []
+        translated: list[View] = []
+        older: list[View] = []
+        if qwords:
+            native.append((self._units(qwords), 1.0))
+        if "reading" in self.layers and is_kana_only(text):
+            kata = to_katakana(norm.replace(" ", ""))
+            kw = words(kata, self.vocab)
+            if kw:
+                native.append((self._units(kw), 0.9))
+                tkeys = [w.key for w in kw]  # とらんぷる is トランプル: translate that too
+            native.append(([Term("jr", fold_kana(kata))], 1.2))
+            lits.add(kata)
+        if "thesaurus" in self.layers:
+            rewrites = self.thesaurus.rewrite(qkeys)
+            for alt, dsts in _rewritten(qwords, rewrites, lambda t: words(t, self.vocab)):
+                native.append((self._units(alt), 0.9))
+                lits.update(normalize(d)[0] for d in dsts)
+            # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
+            for alt, dsts in _rewritten(
+                qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)
+            ):
+                older.append((self._units(alt), 0.8))
+                lits.update(normalize(d)[0] for d in dsts)
+        en = en_terms(text)[:MAX_UNITS]
+        renamed: list[View] = []
+        if en:
+            native.append(([Term("en", t) for t in en], 1.0))
+            lits.update(re.findall(r"[a-z]{3,}", norm))
+            if "thesaurus" in self.layers:
+                # Wordings the editions replaced, mined from the lineage ("tribal" -> kindred).
+                for old, new in self.renames:
+                    for i in range(len(en) - len(old) + 1):
+                        if en[i : i + len(old)] == old:
+                            stems = dict.fromkeys(en[:i] + new + en[i + len(old) :])
+                            view = ([Term("en", t) for t in stems], 0.9)
+                            # A wording today's texts no longer use is searched as today's at once.
+                            (native if self._obsolete(old) else renamed).append(view)
+                            break
+        if "translate" in self.layers:
+            for term in dict.fromkeys(self.thesaurus.to_english(qkeys) + self.thesaurus.to_english(tkeys)):
+                translated.append(([Term("en", t) for t in en_terms(term)], 0.5))
+                lits.update(term.lower().split())
+            for term in self.thesaurus.to_japanese(text):
+                translated.append((self._units(words(term, self.vocab)), 0.6))
+                lits.add(normalize(term)[0])
+        for rule in _RULE_IN_TEXT.findall(norm):
+            native.append(([Term("rule", rule, boost=20.0)], 1.0))
+        native = [(u, b) for u, b in native if u]
+        translated = [(u, b) for u, b in translated if u]
+        lits.discard("")
+        lits.discard(PASSIVE)
+        tiers: Tiers = [(2.8, Term("tk", title_key(text)))]
+        # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
+        phrases = []
+        ja_keys = list(dict.fromkeys(qkeys))[:MAX_UNITS]
+        if len(ja_keys) > 1 and HAS_JA.search(text):
+            phrases.append(Phrase("ja", ja_keys, slop=2))
+        raw = re.findall(r"[a-z0-9']+", norm)[:MAX_UNITS]
+        if len(raw) > 1:
+            phrases.append(Phrase("ew", raw))
+        if phrases:
+            tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
+        tkey = title_key(text)
+        if len(tkey) >= 2:
+            # A heading or term whose name starts with the query (ダイレクトアタック -> ダイレクトアタックステップ).
+            tiers.append((2.6, Prefix("tk", tkey)))
+        if native:
+            tiers.append((2.0, _all_of(native)))
+            fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if 3 <= len(u) <= 8 for i in range(len(u))]
+            if fewer:
+                tiers.append((1.6, _all_of(fewer)))
+        if "translate" in self.layers:
+            names = self.thesaurus.names_for(qkeys, text) or self.thesaurus.names_for(tkeys, text)
+            if names:
+                # The query is a known term: the heading or glossary entry named by its translation.
+                tiers.append((2.7, Or([Term("tk", title_key(n)) for n in names])))
+        if translated:
+            tiers.append((1.3, _all_of(translated)))
+        if renamed:
+            tiers.append((1.25, _all_of(renamed[:4])))
+        older = [(u, b) for u, b in older if u]
+        if older:
+            tiers.append((1.2, _all_of(older)))
+        tiers.sort(key=lambda t: -t[0])
+        views = native + translated + older + renamed[:4]
+        loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
+        return tiers, loose, sorted(lits, key=len, reverse=True)
+
+    def _obsolete(self, stems: list[str]) -> bool:
+        """True when the default scope hardly uses a wording any more (a handful of clauses at most)."""
+        reader = self.current_reader()
+        if reader is None:
+            return False
+        return min(reader.doc_frequency("en", t) for t in stems) <= 5
+
+    def _units(self, ws: list[Word]) -> list[Query]:
+        """One query per distinct word: its key in the Japanese fields, its reading, its parts."""
+        out = []
+        # A pasted paragraph is searched by its first MAX_UNITS distinct words: enough to find it.
+        for w in list(dict((w.key, w) for w in ws).values())[:MAX_UNITS]:
+            alts: list[Query] = [Term("ja", w.key), Term("jt", w.key, boost=1.5), Term("jx", w.key, boost=0.3)]
+            if "reading" in self.layers and w.reading:
+                alts.append(Term("jr", w.reading, boost=0.3))
+            if w.parts:
+                alts.append(And([Term("ja", p) for p, _, _ in w.parts], boost=0.3))  # recall only
+            out.append(DisjunctionMax(alts, tiebreak=0.1))
+        return out
+
+
+def _all_of(views: list[View]) -> Query:
+    """Docs matching every unit of at least one view."""
+    return Or([And(u, boost=b) if len(u) > 1 else _boosted(u[0].copy(), b) for u, b in views])
+
+
+def _rewritten(qwords: list[Word], rewrites: list[tuple[int, int, str]], analyse) -> list[tuple[list[Word], list[str]]]:
+    """Word lists with each rewrite applied alone, and with all non-overlapping ones applied together."""
+    out = [(qwords[:i] + analyse(dst) + qwords[i + n :], [dst]) for i, n, dst in rewrites[:6]]
+    if len(rewrites) > 1:
+        combined: list[Word] = []
+        used: list[str] = []
+        pos = 0
+        for i, n, dst in sorted(rewrites):
+            if i < pos:
+                continue
+            combined += qwords[pos:i] + analyse(dst)
+            used.append(dst)
+            pos = i + n
+        out.append((combined + qwords[pos:], used))
+    return out
+
+
+def _boosted(q: Query, boost: float) -> Query:
+    """A copy of ``q`` with its boost multiplied by ``boost``."""
+    q = q.copy()
+    q.boost = q.boost * boost
+    return q
