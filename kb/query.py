@@ -211,7 +211,7 @@ class QueryBuilder:
         tiers.sort(key=lambda t: -t[0])
         views = native + translated + older + renamed[:4]
         loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
-        return tiers, loose, sorted(lits, key=len, reverse=True)
+        return tiers, loose, sorted(lits, key=lambda w: (-len(w), w))  # longest first; stable across runs
 
     def _obsolete(self, stems: list[str]) -> bool:
         """True when the default scope hardly uses a wording any more (a handful of clauses at most)."""
