@@ -20,7 +20,15 @@ CR_EN = SHARED / "corpora" / "cr-en"
 EDITIONS = sorted(CR_EN.glob("*.txt"))
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "cr_en"
 WRAPPED = FIXTURES / "wrapped_old_edition.txt"
-MODERN = FIXTURES / "MagicCompRules 20240802.txt"
+MODERN_SOURCE = FIXTURES / "modern_edition.txt"  # a synthetic edition, stored under a neutral name
+
+
+@pytest.fixture(scope="module")
+def modern(tmp_path_factory) -> Path:
+    """The synthetic edition under the official file-name shape, whose date is the version label."""
+    path = tmp_path_factory.mktemp("official") / "MagicCompRules 20240802.txt"
+    path.write_bytes(MODERN_SOURCE.read_bytes())
+    return path
 
 
 def _manifest() -> dict[str, dict]:
@@ -190,20 +198,20 @@ def test_wrapped_lines_join_and_a_wrapped_cross_reference_is_not_a_clause():
     assert [r.rule for r in nodes["101.2a"].references] == ["101.1"]
 
 
-def test_examples_and_their_continuation_lines():
+def test_examples_and_their_continuation_lines(modern):
     nodes = nodes_of(parse_fixture(WRAPPED))
     assert nodes["101.2a"].text == "The active player gets priority first. This is an exception to rule 101.1."
     assert nodes["101.2a"].examples == ["A player who is dissatisfied with his or her hand may mulligan, shuffling the hand "
                                         "back into the deck and drawing a new hand."]  # fmt: skip
-    nodes = nodes_of(parse_fixture(MODERN))
+    nodes = nodes_of(parse_fixture(modern))
     assert nodes["509.2"].examples == ["Vastwood Gorger is blocked by Llanowar Elves, Runeclaw Bear, and Serra Angel.\n"
                                        "Vastwood Gorger’s controller announces the damage assignment order as Serra "
                                        "Angel, then Llanowar Elves, then Runeclaw Bear."]  # fmt: skip
     assert "Example" not in nodes["509.2"].text
 
 
-def test_glossary_senses_aliases_obsolete_and_credits_skipped():
-    (version,) = parse_fixture(MODERN).versions
+def test_glossary_senses_aliases_obsolete_and_credits_skipped(modern):
+    (version,) = parse_fixture(modern).versions
     terms = {t.term: t for t in version.terms}
     assert list(terms) == ["Ability", "Active Player", "Bury", "Control, Controller"]
     assert terms["Ability"].definition == ("1. Text on an object that explains what that object does or can do.\n"
@@ -222,16 +230,16 @@ def test_glossary_senses_aliases_obsolete_and_credits_skipped():
     assert old.meta["aliases"] == {"You/Your": ["You", "Your"]} and old.meta["obsolete_terms"] == ["Ante"]
 
 
-def test_label_from_file_name_else_effective_date():
-    (version,) = parse_fixture(MODERN).versions
+def test_label_from_file_name_else_effective_date(modern):
+    (version,) = parse_fixture(modern).versions
     assert (version.label, version.effective, version.meta["file_date"]) == ("20240802", date(2024, 8, 9), "2024-08-02")
     (version,) = parse_fixture(WRAPPED).versions
     assert (version.label, version.effective, version.meta["file_date"]) == ("20010723", date(2001, 7, 23), None)
-    (version,) = parse_fixture(MODERN, version="20240809").versions
+    (version,) = parse_fixture(modern, version="20240809").versions
     assert version.label == "20240809"
 
 
-def test_typo_repairs_in_fixtures():
+def test_typo_repairs_in_fixtures(modern):
     result = parse_fixture(WRAPPED)
     assert not result.errors
     assert [(d.line, d.message) for d in result.warnings] == [
@@ -239,7 +247,7 @@ def test_typo_repairs_in_fixtures():
         (66, "clause id 306.1c read as 306.2c"),
     ]
     assert [n.rule for n in result.versions[0].nodes if n.rule.startswith("306.")] == ["306.1", "306.2", "306.2a", "306.2b", "306.2c"]
-    result = parse_fixture(MODERN)
+    result = parse_fixture(modern)
     assert not result.errors
     assert [d.message for d in result.warnings] == ["clause id 509.1b read as 509.1c", "clause id 605.2c read as 609.2c"]
     assert nodes_of(result)["509.1c"].text == "If an effect says a creature must block, see rule 509.1c."
@@ -266,14 +274,14 @@ def test_clauses_of_a_rule_whose_heading_is_missing_keep_their_ids():
     assert [(n.rule, n.parent) for n in result.versions[0].nodes][-2:] == [("101.1", "1"), ("101.2", "1")]
 
 
-def test_sniff():
-    modern = MODERN.read_text(encoding="utf-8")
-    assert cr_en.sniff(modern, MODERN.name) >= 0.9
-    assert cr_en.sniff(modern.replace("Comprehensive Rules", "Rules"), "x.txt") == pytest.approx(0.6)
+def test_sniff(modern):
+    text = modern.read_text(encoding="utf-8")
+    assert cr_en.sniff(text, modern.name) >= 0.9
+    assert cr_en.sniff(text.replace("Comprehensive Rules", "Rules"), "x.txt") == pytest.approx(0.6)
     ja = read_text(str(SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt")).text
     assert cr_en.sniff(ja, "JP_CR_20260116.0.txt") == 0.0
     assert cr_en.sniff("Comprehensive Rules\n\nno clauses here at all\n", "x.txt") == 0.0
-    assert ingest.detect(modern, MODERN.name)[0] == "cr-en"
+    assert ingest.detect(text, modern.name)[0] == "cr-en"
 
 
 @pytest.mark.parametrize(
