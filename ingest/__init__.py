@@ -24,7 +24,7 @@ FORMATS = {
     "cr-ja": "ingest.cr_ja",
     "mtgwiki": "ingest.mtgwiki",
     "pukiwiki": "ingest.pukiwiki",
-    "dm-rules": "ingest.dm_rules",
+    "dm-rules": "ingest.dm_comprehensive",
 }
 
 

@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from ingest import dm_rules, parse_file, parse_text
+from ingest import dm_comprehensive, parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 REAL = SHARED / "corpora" / "dm-rules" / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
-FIXTURE = Path(__file__).parent / "fixtures" / "dm_rules" / "small.md"
+FIXTURE = Path(__file__).parent / "fixtures" / "dm_comprehensive" / "small.md"
 
 
 def _parse(path: Path):
@@ -118,9 +118,9 @@ def test_ruleid_accepts_the_dm_introduction_ids():
 
 def test_sniff_and_detection(real):
     text = REAL.read_text(encoding="utf-8")
-    assert dm_rules.sniff(text, "") == 0.95
+    assert dm_comprehensive.sniff(text, "") == 0.95
     assert (
-        dm_rules.sniff(
+        dm_comprehensive.sniff(
             (SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt").read_text(encoding="utf-8"), ""
         )
         == 0.0
@@ -191,7 +191,7 @@ def test_missing_version_is_an_error():
 
 # --- another edition's page furniture (Ver.1.47 style): nothing tied to 1.48's layout ----
 
-FURNITURE = Path(__file__).parent / "fixtures" / "dm_rules" / "furniture_ver147.txt"
+FURNITURE = Path(__file__).parent / "fixtures" / "dm_comprehensive" / "furniture_ver147.txt"
 
 
 @pytest.fixture(scope="module")
@@ -238,7 +238,7 @@ def test_page_furniture_forms():
     lines = ["- 12 -", "－12－", "12 / 80", "P.12", "Page 12", "12ページ", "(12)", "12",
              "デュエル・マスターズ総合ゲームルール Ver.1.47", "DUEL MASTERS デュエル・マスターズ 総合ゲームルール",
              "Ver.1.47 デュエル・マスターズ総合ゲームルール 12"]  # fmt: skip
-    assert dm_rules._furniture(lines, 0) == set(range(len(lines)))
+    assert dm_comprehensive._furniture(lines, 0) == set(range(len(lines)))
     text = ["100.1. 本文です。", "12枚のカード", "デュエル・マスターズ総合ゲームルールに従います。", "400. 総則", "500. 総則",
             "600. 総則", "ます。", "ます。", "ます。"]  # fmt: skip
-    assert dm_rules._furniture(text, 0) == set()
+    assert dm_comprehensive._furniture(text, 0) == set()
