@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import shutil
 from pathlib import Path
@@ -10,12 +9,10 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from ingest import parse_file
-from ingest.common import Hints
 from kb.cli import cli
 from kb.home import STORE_FILE, Home
 from kb.links import citations_for, saved
-from kb.store import Store
+from tests._kbfixtures import build_store, english
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
@@ -25,13 +22,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 def home(tmp_path_factory) -> str:
     root = tmp_path_factory.mktemp("home")
     with Home(root).new_generation() as gen:
-        s = Store.create(str(gen / STORE_FILE))
-        for day in ("2015-01-23", "2026-01-16"):
-            f = SHARED / "corpora" / "cr-en" / f"MagicCompRules_{day}.txt"
-            digest = hashlib.sha256(f.read_bytes()).hexdigest()
-            s.add(parse_file(str(f), Hints(format="cr-en")), path=str(f), sha256=digest)
-        s.commit()
-        s.close()
+        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE, lineage=False).close()
     return str(root)
 
 

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from ingest import parse_file
-from ingest.common import Hints
 from kb.cli import cli
 from kb.home import STORE_FILE, Home
-from kb.store import Store
+from tests._kbfixtures import build_store, english
 from web import create_app
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -24,13 +21,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 def client(tmp_path_factory):
     root = tmp_path_factory.mktemp("web-links")
     with Home(root).new_generation() as gen:
-        s = Store.create(str(gen / STORE_FILE))
-        for day in ("2015-01-23", "2026-01-16"):
-            f = SHARED / "corpora" / "cr-en" / f"MagicCompRules_{day}.txt"
-            digest = hashlib.sha256(f.read_bytes()).hexdigest()
-            s.add(parse_file(str(f), Hints(format="cr-en")), path=str(f), sha256=digest)
-        s.commit()
-        s.close()
+        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE, lineage=False).close()
     tree = shutil.copytree(FIXTURES / "staleness", root / "engine")  # outside git: dated by comments only
     r = CliRunner().invoke(cli, ["--home", str(root), "link", str(tree), "--save"])
     assert r.exit_code == 0, r.output
