@@ -1,6 +1,7 @@
 """Ingestors: one module per input format, a registry, and format detection.
 
-Each format module defines ``NAME`` (the ``--format`` value), ``sniff(text, filename) -> float``
+Each format module defines ``NAME`` (the ``--format`` value), ``PROVENANCE`` (what kind of text its
+versions are, kb.model.PROVENANCES), ``sniff(text, filename) -> float``
 (0 = surely not, 1 = surely this format) and ``parse(text, hints) -> ParseResult``. Parsers are
 pure: decoded text in, model objects out; they never touch the store.
 """
@@ -61,6 +62,8 @@ def parse_text(text: str, hints: Hints) -> ParseResult:
             raise InputError("cannot tell the format of this file; give --format", path=hints.path)
     module = format_module(fmt)
     result = module.parse(text, hints)
+    for version in result.versions:
+        version.meta.setdefault("provenance", module.PROVENANCE)
     return finish(result, hints)
 
 

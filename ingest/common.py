@@ -19,6 +19,7 @@ class Hints:
     version: str = ""
     path: str = "<input>"
     encoding: str = ""
+    provenance: str = ""  # what kind of text (kb.model.PROVENANCES); default: the format's
 
 
 # A clause id inside running text: 509.1, 509.1c, 704.5aa; never part of a longer number or decimal.
@@ -142,6 +143,8 @@ def finish(result: ParseResult, hints: Hints) -> ParseResult:
             version.lang = hints.lang
         if hints.version:
             version.label = hints.version
+        if hints.provenance:
+            version.meta["provenance"] = hints.provenance
         link_tree(version.nodes)
         for node in version.nodes:
             if not node.references and node.text:

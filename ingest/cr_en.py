@@ -33,6 +33,7 @@ from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "cr-en"
+PROVENANCE = "official"
 TITLE = "Magic: The Gathering Comprehensive Rules"
 
 # "509.1c Text", "100.1. Text", "102.8 Text", "305.3.After" (no space), "606. 8b Text" (stray space),

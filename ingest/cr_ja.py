@@ -31,6 +31,7 @@ from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
 
 NAME = "cr-ja"
+PROVENANCE = "official-translation"
 
 # "100.1. 本文" / "100.1a 本文"; also a main clause without its period ("100.1 本文") and an id
 # run into Japanese text ("100.1.本文", "100.1a本文").

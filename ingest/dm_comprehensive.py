@@ -18,6 +18,7 @@ from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "dm-rules"
+PROVENANCE = "official"
 
 _TITLE = re.compile(r"デュエル・マスターズ\s*総合ゲームルール")
 _VERSION = re.compile(r"Ver\.?\s*(\d+(?:\.\d+)+)", re.I)

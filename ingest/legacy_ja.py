@@ -9,6 +9,7 @@ from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "legacy-ja"
+PROVENANCE = "private-translation"
 
 _TITLE = re.compile(r"^\s*=+\s*(?P<title>.+?)\s*=+")
 _LABEL = re.compile(r"第\s*(\d+(?:\.\d+){1,3})\s*版")

@@ -25,6 +25,7 @@ from kb import ruleid
 from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Section
 
 NAME = "mtgwiki"
+PROVENANCE = "wiki-quote"
 
 _QUOTE_HEAD = re.compile(r"^引用\s*[：:]\s*総合ルール\s*(\d{8}\.\d{1,2}|\S+)")
 _BULLET = re.compile(r"^(\s*)[•・*]\s*(.*)$")

@@ -21,6 +21,7 @@ from kb import ruleid
 from kb.model import Article, Diagnostic, ParseResult, Section
 
 NAME = "pukiwiki"
+PROVENANCE = "wiki-quote"
 
 _AUTHOR = re.compile(r'^#author\("([^"]*)"')
 _HEADING = re.compile(r"^(\*{1,3})\s*(.*?)\s*(?:\[#([\w\-]+)\])?\s*$")

@@ -26,6 +26,7 @@ from ingest.htmltext import clean, flatten
 from kb.model import Diagnostic, ParsedVersion, ParseResult, Reference, RuleNode, Term
 
 NAME = "viewer"
+PROVENANCE = "viewer"
 
 # The viewer serves one edition only: the Wisdom Guild 総合ルールビューア showed MJMJ's translation
 # 20231117.0 when seeds 000/003 were copied from it (see ../shared/README.md), and its pages do not

@@ -7,7 +7,9 @@ everything succeeded, so a crash or bad input anywhere leaves the previous KB se
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib
 import json
 import os
 import shutil
@@ -18,8 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from kb.errors import InputError
+from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.model import PROVENANCES
 from kb.store import Store
 
 Progress = Callable[[int, int, str], None]
@@ -38,8 +41,12 @@ class ManifestEntry:
     version: str = ""
     effective: str = ""
     kind: str = ""
-    source: str = ""
     provenance: str = ""
+    sha256: str = ""
+    source: str = ""
+    origin: str = ""
+    owner: str = ""
+    licence: str = ""
     notes: str = ""
 
 
@@ -78,8 +85,43 @@ def read_manifest(corpus_dir: Path) -> list[ManifestEntry]:
         if unknown or "path" not in doc:
             problem = f"unknown keys {sorted(unknown)}" if unknown else "missing 'path'"
             raise InputError(f"document #{i}: {problem}", path=str(manifest))
+        if doc.get("provenance") and doc["provenance"] not in PROVENANCES:
+            raise InputError(
+                f"document #{i}: provenance {doc['provenance']!r} (known: {', '.join(PROVENANCES)})", path=str(manifest)
+            )
         entries.append(ManifestEntry(**{**doc, "path": corpus_dir / doc["path"]}))
     return entries
+
+
+def check_corpus(entries: list[ManifestEntry]) -> None:
+    """Refuse a corpus whose files are missing or differ from the sha256 its manifest records."""
+    for e in entries:
+        display = _display(e.path)
+        if not e.path.is_file():
+            raise InputError("listed in manifest.toml but missing", path=display)
+        if e.sha256 and _sha256(str(e.path)) != e.sha256.lower():
+            raise InputError("sha256 differs from the one manifest.toml records (file changed or damaged)", path=display)
+
+
+def fingerprint(corpus_dir: Path, entries: list[ManifestEntry]) -> str:
+    """What a build depends on: the manifest, the bytes of every file it lists, and the code that reads them."""
+    h = hashlib.sha256((corpus_dir / "manifest.toml").read_bytes())
+    for e in entries:
+        h.update((e.sha256 or _sha256(str(e.path))).encode())
+    h.update(code_fingerprint().encode())
+    return h.hexdigest()
+
+
+@functools.cache
+def code_fingerprint() -> str:
+    """A hash of the parsers, store and index code and their data files (a new rulekb rebuilds)."""
+    h = hashlib.sha256()
+    for package in ("kb", "ingest"):
+        root = Path(importlib.import_module(package).__file__).parent
+        for f in sorted(root.rglob("*")):
+            if f.suffix in (".py", ".toml", ".tsv", ".txt", ".json") and "__pycache__" not in f.parts:
+                h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
 
 
 def _sha256(path: str) -> str:
@@ -144,20 +186,32 @@ def build_kb(
     corpus_dir: str | Path | None = None,
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
+    *,
+    force: bool = False,
 ) -> dict:
-    """Build a fresh KB from a corpus manifest into a new generation and swap it in."""
+    """Build a fresh KB from a corpus manifest into a new generation and swap it in.
+
+    When the live KB was built from the same manifest, files and code, it is kept as it is
+    (``stats["reused"]``) unless ``force``.
+    """
     from ingest.common import Hints
 
     home = home if isinstance(home, Home) else Home(home)
     corpus = Path(corpus_dir) if corpus_dir else BUNDLED_CORPUS
     entries = read_manifest(corpus)
+    check_corpus(entries)
+    fp = fingerprint(corpus, entries)
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
+    if not force and (live := _live_fingerprint(home)) and live[0] == fp:
+        return {"reused": True, "documents": len(entries), "generation": home.current().name, "built_at": live[1],
+                "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
     with home.new_generation() as gen:
         store = Store.create(str(gen / STORE_FILE))
         try:
             for i, entry in enumerate(entries, 1):
-                hints = Hints(format=entry.format, game=entry.game, lang=entry.lang, version=entry.version)
+                hints = Hints(format=entry.format, game=entry.game, lang=entry.lang, version=entry.version,
+                              provenance=entry.provenance)  # fmt: skip
                 report = ingest_into(store, str(entry.path), hints, display=_display(entry.path))
                 log(report.describe())
                 for w in report.warnings:
@@ -165,6 +219,7 @@ def build_kb(
                 if progress:
                     progress(i, len(entries), "ingest")
             store.set_meta("corpus", str(corpus))
+            store.set_meta("fingerprint", fp)
             store.commit()
             stats = finish_store(store, gen / INDEX_DIR, progress)
             store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
@@ -175,6 +230,21 @@ def build_kb(
     stats["seconds"] = round(time.perf_counter() - t0, 2)
     stats["generation"] = gen.name
     return stats
+
+
+def _live_fingerprint(home: Home) -> tuple[str, str] | None:
+    """(fingerprint, built_at) of the live KB, or None when there is none or it cannot be read."""
+    if not home.exists():
+        return None
+    try:
+        store = home.open_store()
+    except StoreError:
+        return None
+    try:
+        fp = store.get_meta("fingerprint")
+        return (fp, store.get_meta("built_at") or "") if fp else None
+    finally:
+        store.close()
 
 
 def ingest_files(

@@ -60,15 +60,20 @@ def _store(ctx: click.Context):
 
 @cli.command()
 @click.option("--corpus", type=click.Path(exists=True, file_okay=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
+@click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.pass_context
 @handles_errors
-def build(ctx: click.Context, corpus: str | None, quiet: bool) -> None:
+def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> None:
     """(Re)build the KB from a corpus manifest; the previous KB serves until the new one is complete."""
     from kb.build import ConsoleProgress, build_kb
 
     progress = ConsoleProgress()
-    stats = build_kb(ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log)
+    stats = build_kb(ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log, force=force)
+    if stats.get("reused"):
+        click.echo(f"KB up to date: built {stats['built_at']} from the same {stats['documents']} documents and code "
+                   f"({ctx.obj.path / stats['generation']}); --force rebuilds")  # fmt: skip
+        return
     click.echo(f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}")
 
 

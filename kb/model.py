@@ -10,6 +10,10 @@ from datetime import date
 GAMES = ("mtg", "dm")
 LANGS = ("ja", "en")
 DOCUMENT_KINDS = ("cr", "quote", "article")
+# What kind of text a version is: the publisher's own text (English MTG rules, the Japanese Duel
+# Masters rules), the official Japanese translation, a private translation, a rules viewer's copy,
+# or clauses quoted on a wiki page.
+PROVENANCES = ("official", "official-translation", "private-translation", "viewer", "wiki-quote")
 
 
 @dataclass

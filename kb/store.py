@@ -76,6 +76,7 @@ class VersionInfo:
             "partial": self.partial, "clauses": self.clauses, "headings": self.headings,
             "terms": self.terms, "documents": self.documents,
             "estimated": self.meta.get("estimated"),
+            "provenance": self.meta.get("provenance"),
         }  # fmt: skip
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import atexit
 import functools
 import hashlib
+import json
 import shutil
 import tempfile
 from collections.abc import Iterable
@@ -26,6 +27,34 @@ JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
 
 _tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))
 atexit.register(shutil.rmtree, _tmp, True)
+
+
+def write_manifest(dest: Path, keep) -> Path:
+    """A corpus directory ``dest`` whose manifest lists the bundled documents ``keep(entry)`` accepts
+    (by absolute path: the files stay where they are). Returns ``dest``."""
+    from kb.build import BUNDLED_CORPUS, read_manifest
+
+    dest.mkdir(parents=True, exist_ok=True)
+    blocks = []
+    for e in read_manifest(BUNDLED_CORPUS):
+        if keep(e):
+            fields = {**e.__dict__, "path": str(e.path)}
+            blocks.append("[[document]]\n" + "".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n"
+                                                   for k, v in fields.items() if v))  # fmt: skip
+    (dest / "manifest.toml").write_text("\n".join(blocks), encoding="utf-8")
+    return dest
+
+
+def is_seed(entry) -> bool:
+    """The five texts the project was created from (bundled at the top of corpus/)."""
+    from kb.build import BUNDLED_CORPUS
+
+    return entry.path.parent == BUNDLED_CORPUS
+
+
+def seed_corpus(dest: Path) -> Path:
+    """A corpus of the seeds alone: the small KB most CLI and web tests run on."""
+    return write_manifest(dest, is_seed)
 
 
 def english(*dates: str) -> list[Path]:

@@ -23,11 +23,12 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory) -> Path:
-    """A data home built from the bundled corpus (read-only for tests: copy before writing)."""
+    """A data home built from the bundled seeds (read-only for tests: copy before writing)."""
     from kb.build import build_kb
+    from tests._kbfixtures import seed_corpus
 
     home = tmp_path_factory.mktemp("built-home")
-    build_kb(home)
+    build_kb(home, seed_corpus(tmp_path_factory.mktemp("seed-corpus")))
     return home
 
 
