@@ -105,6 +105,17 @@ def harvest_terms(text: str, rule: str = "", line: int = 0) -> list[Term]:
     return terms
 
 
+_TITLE_PAIR = re.compile(r"^(?P<ja>[^／/「」。]{1,40}?)\s*[／/]\s*(?P<en>[A-Za-z][A-Za-z0-9'’ ,!\-]{0,60})$")
+
+
+def title_pair(title: str, rule: str = "", line: int = 0) -> Term | None:
+    """The pair a heading names itself by: ``702.21. 護法／Ward`` -> 護法 / Ward."""
+    m = _TITLE_PAIR.match(title.strip())
+    if not m:
+        return None
+    return Term(term=m.group("ja").strip(), english=m.group("en").strip(), rule=rule, source="heading", line=line)
+
+
 def check_nodes(nodes: list[RuleNode], path: str, *, errors: bool = True) -> list[Diagnostic]:
     """Duplicate ids and ids out of document order; errors by default, warnings when recoverable."""
     level = "error" if errors else "warning"

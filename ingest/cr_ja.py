@@ -22,11 +22,12 @@ Anything else is a piece of the text and partial.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from datetime import date
 
-from ingest.common import Hints, harvest_terms
+from ingest.common import Hints, harvest_terms, title_pair
 from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
 
@@ -34,13 +35,16 @@ NAME = "cr-ja"
 PROVENANCE = "official-translation"
 
 # "100.1. 本文" / "100.1a 本文"; also a main clause without its period ("100.1 本文") and an id
-# run into Japanese text ("100.1.本文", "100.1a本文").
+# run into Japanese text ("100.1.本文", "100.1a本文", "708.12裏向きの…": warned).
 _CLAUSE = re.compile(
-    r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.[ \u3000]*|(?P<sub>[a-z]{1,2})(?:[ \u3000]+|(?=[^\x00-\x7f]))|[ \u3000]+)"
+    r"^(?P<id>[1-9]\d{2}\.\d{1,3})(?:\.[ \u3000]*|(?P<sub>[a-z]{1,2})(?:[ \u3000]+|(?=[^\x00-\x7f]))|[ \u3000]+"
+    r"|(?P<glued>(?=[^\x00-\x7f])))"
     r"(?P<text>[^\s\u3000].*)$"
 )
-_HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})\.[ \u3000]*(?P<title>\S.*?)\s*$")
-# 用語（よみ）／English — the reading is kana (a few use ヴ and 、).
+# An id alone on its line ("500.10a"): its text is on the next line.
+_LONE_ID = re.compile(r"^(?P<id>[1-9]\d{2}\.\d{1,3}(?:[a-z]{1,2})?)\.?$")
+# "720. 前兆カード"; also written "720 . 前兆カード" (warned).
+_HEADING = re.compile(r"^(?P<id>[1-9]\d{2}|\d{1,2})(?P<gap>[ \u3000]+)?\.[ \u3000]*(?P<title>\S.*?)\s*$")
 _GLOSSARY = re.compile(
     r"^(?P<term>[^\s\u3000（）(][^（）]{0,60}?)（(?P<reading>[^（）]{1,80})）[／/](?P<english>.*?)\s*$"
 )
@@ -58,6 +62,7 @@ _BASED_ON = re.compile(r"(\*[^*]+\*\s*/\s*.+?)\s*(?:氏|が|まで)")
 _TEAM = re.compile(r"(日本マジックジャッジルール文書翻訳チーム)")
 _SENTENCE_END = tuple("。．.：:、，,;；!?！？」』)）")
 _SPACE = re.compile(r"[\s\u3000]+")
+SAME_TEXT = 0.6  # a repeated id whose text is at least this similar to the first is the same line twice
 
 
 def sniff(text: str, filename: str) -> float:
@@ -101,6 +106,8 @@ class _Reader:
         self.path = path
         self.state = "header"
         self.nodes: list[RuleNode] = []
+        self.by_id: dict[str, RuleNode] = {}
+        self.skip = False  # the line being read repeats one already read: drop it
         self.paras: dict[str, list[str]] = {}
         self.terms: list[Term] = []
         self.contents: list[tuple[str, str]] = []
@@ -125,6 +132,7 @@ class _Reader:
         s = raw.strip().lstrip("\u3000").strip()
         if s:
             self.marked = s != raw.rstrip()
+            self.skip = False
             getattr(self, "on_" + self.state)(s, line)
 
     def on_header(self, s: str, line: int) -> None:
@@ -150,12 +158,23 @@ class _Reader:
 
     def structure(self, s: str, line: int) -> bool:
         """Start a clause, heading or glossary entry if ``s`` opens one."""
+        m = _LONE_ID.match(s)
+        if m:
+            rid = m.group("id")
+            if not self.forward(rid, line, ""):
+                return False
+            self.warn(line, f"{rid} stands alone on its line: its text is read from the next line")
+            return self.open_clause(rid, line, "")
         m = _CLAUSE.match(s)
         if m:
             return self.add_clause(m, line)
         m = _HEADING.match(s)
+        if m and self.add_heading(m.group("id"), m.group("title"), line):
+            if m.group("gap"):
+                self.warn(line, f"heading {m.group('id')} written with a space before its period")
+            return True
         if m:
-            return self.add_heading(m.group("id"), m.group("title"), line)
+            return False
         m = _GLOSSARY.match(s)
         # Only a piece may start inside the glossary; in a text read from もくじ or once rules were
         # read, 用語集 opens it (a rule line like "《稲妻（いなずま）／Lightning Bolt》…" must not).
@@ -165,21 +184,38 @@ class _Reader:
             return True
         return False
 
-    def forward(self, rid: str, line: int) -> bool:
-        """Refuse an id that does not move forward (keep the first occurrence)."""
-        if self.nodes and ruleid.sort_key(rid) <= ruleid.sort_key(self.nodes[-1].rule):
+    def forward(self, rid: str, line: int, text: str) -> bool:
+        """Refuse an id that does not move forward (keep the first occurrence).
+
+        The same id again with (nearly) the same text is the line printed twice: it is dropped.
+        Anything else out of order stays text of the clause before it.
+        """
+        if not self.nodes or ruleid.sort_key(rid) > ruleid.sort_key(self.nodes[-1].rule):
+            return True
+        first = self.by_id.get(rid)
+        if first is not None and text and _similar("\n".join(self.paras[rid]), text) >= SAME_TEXT:
+            self.warn(line, f"{rid} repeated (first at line {first.line}); the repeat is dropped")
+            self.skip = True
+        else:
             self.warn(line, f"{rid} after {self.nodes[-1].rule} is out of order; kept as text")
-            return False
-        return True
+        return False
 
     def add_clause(self, m: re.Match, line: int) -> bool:
         rid = m.group("id") + (m.group("sub") or "")
-        if not self.forward(rid, line):
-            return False
-        self.nodes.append(RuleNode(rule=rid, line=line))
+        if not self.forward(rid, line, m.group("text")):
+            return self.skip
+        if m.group("glued") is not None:
+            self.warn(line, f"{rid} runs into its text without a period or space")
+        return self.open_clause(rid, line, m.group("text"))
+
+    def open_clause(self, rid: str, line: int, text: str) -> bool:
+        node = RuleNode(rule=rid, line=line)
+        self.nodes.append(node)
+        self.by_id[rid] = node
         self.paras[rid] = []
         self.target = "text"
-        self.add_text(m.group("text"))
+        if text:
+            self.add_text(text)
         return True
 
     def add_heading(self, rid: str, title: str, line: int) -> bool:
@@ -189,9 +225,13 @@ class _Reader:
         if rid == "0":  # はじめに: unnumbered introduction, kept in meta
             self.state = "intro"
             return True
-        if ruleid.parse(rid) is None or not self.is_heading(rid, title) or not self.forward(rid, line):
+        if ruleid.parse(rid) is None or not self.is_heading(rid, title) or not self.forward(rid, line, ""):
             return False
-        self.nodes.append(RuleNode(rule=rid, title=title, line=line))
+        if self.contents and len(rid) == 3 and rid not in dict(self.contents):
+            self.warn(line, f"rule {rid} {title} is not listed in もくじ")
+        node = RuleNode(rule=rid, title=title, line=line)
+        self.nodes.append(node)
+        self.by_id[rid] = node
         self.paras[rid] = []
         self.target = "text"
         return True
@@ -282,19 +322,20 @@ class _Reader:
             self.credits.append(s)
 
 
+def _similar(a: str, b: str) -> float:
+    """How alike two texts are (0..1), ignoring spacing."""
+    return difflib.SequenceMatcher(None, _SPACE.sub("", a), _SPACE.sub("", b), autojunk=False).ratio()
+
+
 def _title_from_text(node: RuleNode) -> None:
-    """Title a clause that is only a name ("702.2. 接死"): it heads its sub-clauses, as cr-en does."""
+    """Title a clause that is only a name ("702.2. 接死", "702.163. ミラディンのために！／For Mirrodin!"):
+    it heads its sub-clauses, as cr-en does."""
     text = node.text
-    if (
-        ruleid.is_clause(node.rule)
-        and not node.rule[-1].isalpha()
-        and text
-        and not node.examples
-        and "\n" not in text
-        and len(text) <= 40
-        and "。" not in text
-        and not text.endswith(_SENTENCE_END)
-    ):
+    if not (ruleid.is_clause(node.rule) and not node.rule[-1].isalpha() and text and not node.examples):
+        return
+    named = title_pair(text) is not None  # a 日本語／English name, however long or exclaimed
+    short = len(text) <= 40 and "。" not in text and not text.endswith(_SENTENCE_END)
+    if "\n" not in text and (named or short):
         node.title, node.text = text, ""
 
 
@@ -346,6 +387,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
     version.nodes = reader.nodes
     version.terms = list(reader.terms)
     for node in reader.nodes:
+        if (pair := title_pair(node.title, node.rule, node.line)) is not None:
+            version.terms.append(pair)
         version.terms.extend(harvest_terms(node.text, node.rule, node.line))
     result.diagnostics.extend(reader.diagnostics)
     if reader.nodes or reader.terms or reader.contents:
