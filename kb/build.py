@@ -163,15 +163,25 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     return report
 
 
-def finish_store(store: Store, index_dir: Path, progress: Progress | None = None) -> dict:
-    """Derived data after ingestion: version placement, lineage, then the search index."""
-    from kb import history, index, order
+def derive(store: Store, progress: Progress | None = None, *, lineage: bool = True) -> dict:
+    """What the store derives from its texts: dates of undated versions, the English edition each
+    translation renders, then the lineage of every clause across editions."""
+    from kb import editions, history, order
 
-    stats: dict = {}
     t0 = time.perf_counter()
     order.place_undated(store)
-    stats["lineage"] = history.build_lineage(store, progress)
+    stats: dict = {"pairs": editions.pair_translations(store)}
+    if lineage:
+        stats["lineage"] = history.build_lineage(store, progress)
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
+    return stats
+
+
+def finish_store(store: Store, index_dir: Path, progress: Progress | None = None) -> dict:
+    """Derived data after ingestion (``derive``), then the search index."""
+    from kb import index
+
+    stats = derive(store, progress)
     store.commit()
     t1 = time.perf_counter()
     if index_dir.exists():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb import diffparts, order
+from kb import diffparts, editions
 from kb.diff import diff_items, forced_for, load_forced, load_items
 from kb.errors import NotFound
 from kb.store import Store, VersionInfo
@@ -28,69 +28,26 @@ Progress = Callable[[int, int, str], None] | None
 
 
 def _chains(store: Store) -> list[list[VersionInfo]]:
-    """Versions of each game/language, oldest first (the order lineage links follow)."""
+    """Versions of each game/language, oldest first (the order lineage links follow).
+
+    Translations that render a held English edition get no links of their own: their lineage is the
+    English one, read through that pairing (``_translation_thread``)."""
     groups: dict[tuple[str, str], list[VersionInfo]] = {}
     for v in store.versions():
-        if v.sort_date:  # an undated version without an estimate has no place in a chain
+        if v.sort_date and editions.rendering(v) is None:  # undated and paired versions stand apart
             groups.setdefault((v.game, v.lang), []).append(v)
-    # English first: translations are linked through the English lineage (see _bridged)
-    return sorted(groups.values(), key=lambda chain: chain[0].lang != "en")
+    return list(groups.values())
 
 
-def _english(store: Store, v: VersionInfo) -> VersionInfo | None:
-    """The whole English edition a translation corresponds to (its label's date, or its estimate)."""
-    label = order.english_label(v.label) or (v.meta.get("estimated") or {}).get("best")
-    if v.lang == "en" or not label:
-        return None
-    try:
-        e = store.get_version(v.game, "en", label)
-    except NotFound:
-        return None
-    return None if e.partial else e
-
-
-def _bridged(store: Store, old: VersionInfo, new: VersionInfo) -> list[tuple[str, str]] | None:
-    """Forced pairs for two translations made from the English lineage of their editions, or None.
-
-    Two translations years apart (5.5.0.0 and 20231117.0) may come from different translators: their
-    texts hardly compare, while the English editions they follow are linked clause by clause."""
-    ea, eb = _english(store, old), _english(store, new)
-    if ea is None or eb is None or ea.id == eb.id:
-        return None
-    old_ids = [r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (old.id,))]
-    new_ids = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (new.id,))}
-    carried = carry(store, old.game, "en", old_ids, ea.label, eb.label)
-    pairs = [(r, n) for r, n in carried.items() if n in new_ids]
-    targets = {n for _, n in pairs}
-    pairs += [(r, "") for r, n in carried.items() if n not in new_ids]  # no partner: not matched by text
-    pairs += [("", n) for n in new_ids - targets]
-    return pairs
-
-
-def _pair_rows(
-    old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store, *, bridge: bool = True
-) -> list[tuple]:
+def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
     forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
-    bridged = _bridged(store, old, new) if bridge else None
-    if bridged is not None:  # a person's decisions win over the bridge
-        decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
-        forced = forced + [(o, n) for o, n in bridged if o not in decided_old and n not in decided_new]
     changes = diff_items(load_items(store, old), load_items(store, new), forced,
                          old_partial=old.partial, new_partial=new.partial, inline=False)  # fmt: skip
     return [
-        (
-            old.game,
-            old.lang,
-            old.id,
-            new.id,
-            c["old_rule"],
-            c["new_rule"],
-            c["kind"],
-            c["similarity"],
-            int(c["reference_only"]),
-        )
+        (old.game, old.lang, old.id, new.id, c["old_rule"], c["new_rule"], c["kind"], c["similarity"],
+         int(c["reference_only"]))
         for c in changes
-    ]
+    ]  # fmt: skip
 
 
 def build_lineage(store: Store, progress: Progress = None) -> dict:
@@ -133,7 +90,7 @@ def _memory_links(store: Store) -> dict:
         forced_entries = load_forced()
         for chain in _chains(store):
             for a, b in zip(chain, chain[1:], strict=False):
-                for row in _pair_rows(a, b, forced_entries, store, bridge=False):
+                for row in _pair_rows(a, b, forced_entries, store):
                     _, _, ov, nv, o, n, kind, sim, ref = row
                     if n:
                         links["back"][(nv, n)] = (kind, o, sim, ref)
@@ -174,6 +131,8 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
     every = store.versions(game, lang)
     if not every:
         raise NotFound(f"no versions of {game}/{lang}")
+    if any(editions.rendering(v) for v in every):
+        return _translation_thread(store, game, lang, rule, version)
     chain = [v for v in every if v.sort_date]  # the order lineage follows; undated versions stand alone
     hashes_cache: dict[str, dict[int, str]] = {}
 
@@ -224,6 +183,37 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
             steps.append(Step(chain[i], nxt, h))
             cur = nxt
     return steps, ends
+
+
+def _translation_thread(store: Store, game: str, lang: str, rule: str, version: str | None) -> tuple[list[Step], dict]:
+    """The thread of a translated clause, read from the English lineage: the clause ↔ the same id in
+    the edition its version renders, that clause's English thread, and back to every translation
+    rendering an edition of that thread. Never matched by number across a renumbering: a clause whose
+    edition lacks its id stands alone."""
+    paired = [v for v in store.versions(game, lang) if editions.rendering(v)]
+    holding = _hashes(store, rule)
+    if version:
+        start = store.get_version(game, lang, version)
+    else:
+        start = next((v for v in reversed(paired) if v.id in holding), None)
+    if start is None or start.id not in holding:
+        raise NotFound(f"rule {rule} not in {game}/{lang} {start.label if start else 'any version'}")
+    edition = editions.rendered_edition(store, start)
+    if edition is None or store.node(edition, rule) is None:
+        return [Step(start, rule, holding[start.id])], {"created": start, "removed": None}
+    en_steps, en_ends = thread(store, game, "en", rule, edition.label)
+    at = {s.version.label: s.rule for s in en_steps}
+    steps = []
+    for v in paired:
+        r = at.get(editions.rendering(v).label)
+        if r is not None and (h := _hashes(store, r).get(v.id)) is not None:
+            steps.append(Step(v, r, h))
+    gone = None
+    if en_ends["removed"] is not None:  # the first whole translation of an edition without the clause
+        dates = {e.label: e.sort_date for e in store.versions(game, "en")}
+        after = [v for v in paired if not v.partial and v.sort_date > steps[-1].version.sort_date]
+        gone = next((v for v in after if dates[editions.rendering(v).label] >= en_ends["removed"].sort_date), None)
+    return steps, {"created": steps[0].version, "removed": gone}
 
 
 def _item(store: Store, step: Step) -> diffparts.Item:
@@ -305,6 +295,22 @@ def successor(store: Store, game: str, lang: str, rule: str, from_label: str) ->
     if ends["removed"] is not None:
         out.append((None, ends["removed"].label))
     return out
+
+
+def now(store: Store, game: str, lang: str, rule: str, label: str) -> dict | None:
+    """Where the clause ``rule`` of version ``label`` stands today, when not where it was: under
+    another id (``{"rule", "version"}``, the newest version holding it) or removed (``{"removed": label}``).
+    None when it is unchanged in id and still held by the newest version of its thread."""
+    try:
+        steps, ends = thread(store, game, lang, rule, label)
+    except NotFound:
+        return None
+    if ends["removed"] is not None:
+        return {"rule": None, "version": None, "removed": ends["removed"].label}
+    last = steps[-1]
+    if last.rule == rule:
+        return None
+    return {"rule": last.rule, "version": last.version.label, "removed": None}
 
 
 def carry(

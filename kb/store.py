@@ -77,6 +77,7 @@ class VersionInfo:
             "terms": self.terms, "documents": self.documents,
             "estimated": self.meta.get("estimated"),
             "provenance": self.meta.get("provenance"),
+            "renders": (self.meta.get("renders") or {}).get("label"),
         }  # fmt: skip
 
 
@@ -284,6 +285,17 @@ class Store:
         )
         self._versions_cache = None
 
+    def update_version_meta(self, vid: int, **items) -> None:
+        """Set keys of a version's meta (None removes a key)."""
+        meta = json.loads(self.conn.execute("SELECT meta FROM versions WHERE id=?", (vid,)).fetchone()[0])
+        for key, value in items.items():
+            if value is None:
+                meta.pop(key, None)
+            else:
+                meta[key] = value
+        self.conn.execute("UPDATE versions SET meta=? WHERE id=?", (json.dumps(meta, ensure_ascii=False), vid))
+        self._versions_cache = None
+
     def commit(self) -> None:
         self.conn.commit()
 
@@ -366,6 +378,11 @@ class Store:
         """All nodes of a version in document order."""
         rows = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? ORDER BY n.position", (self._vid(version),))
         return [_node(r) for r in rows]
+
+    def rules(self, version: VersionInfo | int) -> list[str]:
+        """The ids a version holds, in document order."""
+        q = "SELECT rule FROM nodes WHERE version_id=? ORDER BY position"
+        return [r for (r,) in self.conn.execute(q, (self._vid(version),))]
 
     def node(self, version: VersionInfo | int, rule: str) -> NodeRecord | None:
         row = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? AND n.rule=?", (self._vid(version), rule)).fetchone()

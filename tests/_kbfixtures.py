@@ -24,6 +24,8 @@ VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
 WIKI_QUOTE = SEEDS / "002_52ff311794a719e8.txt"
 LEGACY_55 = SEEDS / "004_141578bca00711b0.txt"
 JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
+CR_JA_FULL = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0.txt"
+TODAY_JAPANESE = (CR_JA_FULL, VIEWER_509, VIEWER_510, WIKI_QUOTE, LEGACY_55)
 
 _tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))
 atexit.register(shutil.rmtree, _tmp, True)
@@ -67,7 +69,7 @@ def english(*dates: str) -> list[Path]:
 def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
     """A writable store holding the parsed files (then dates placed and lineage built, as a build does)."""
     from ingest import parse_file
-    from kb import history, order
+    from kb.build import derive
     from kb.store import Store
 
     if dest.exists():
@@ -76,21 +78,41 @@ def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
     for p in paths:
         result = parse_file(str(p))
         store.add(result, path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
-    order.place_undated(store)
-    if lineage:
-        history.build_lineage(store)
+    derive(store, lineage=lineage)
     store.commit()
     return store
 
 
 @functools.cache
-def store_of(*dates: str, japanese: bool = False, lineage: bool = True):
-    """A cached store of the given English editions (all when none), optionally with the Japanese texts."""
-    paths = english(*dates) + (list(JAPANESE) if japanese else [])
-    name = hashlib.sha1(repr((dates, japanese, lineage)).encode()).hexdigest()[:10]
+def store_of(*dates: str, japanese: bool = False, lineage: bool = True, today: bool = False):
+    """A cached store of the given English editions (all when none), optionally with the Japanese texts
+    (``today``: the whole 和訳 20260116.0 instead of its head piece)."""
+    paths = english(*dates) + (list(TODAY_JAPANESE if today else JAPANESE) if japanese else [])
+    name = hashlib.sha1(repr((dates, japanese, lineage, today)).encode()).hexdigest()[:10]
     return build_store(paths, _tmp / f"{name}.sqlite", lineage=lineage)
 
 
 def full_store():
     """All 120 English editions plus the Japanese texts, lineage built: the shared heavy fixture."""
     return store_of(japanese=True)
+
+
+def today_store():
+    """Every English edition, the whole 和訳 20260116.0 and the Japanese seeds: today's rules in both
+    languages and every old text beside them."""
+    return store_of(japanese=True, today=True)
+
+
+def home_of(store, dest: Path) -> Path:
+    """A data home serving a copy of ``store`` (no search index: the web app falls back to substrings)."""
+    import os
+    import sqlite3
+
+    gen = dest / "gen-test"
+    gen.mkdir(parents=True)
+    target = sqlite3.connect(gen / "kb.sqlite")
+    with target:
+        store.conn.backup(target)
+    target.close()
+    os.symlink(gen.name, dest / "current")
+    return dest

@@ -7,6 +7,7 @@ from datetime import date
 from pathlib import Path
 
 from ingest.common import find_references
+from kb.build import derive
 from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Term
 from kb.store import Store
 
@@ -75,7 +76,7 @@ def versions() -> list[ParseResult]:
         _node("509.1a", "The defending player chooses which creatures they control, if any, will block.", parent="509.1"),
         _node("509.1d", "The defending player checks each creature they control to see whether it's affected by any requirements.", parent="509.1"),
         _node("509.2", "A brand new clause about blocking.", parent="509"),
-        _node("309.1", "Dungeon is a card type seen only on nontraditional Magic cards."),
+        _node("309.2", "Dungeon is a card type seen only on nontraditional Magic cards."),
         _node("729", title="Handling Illegal Actions"),
     ], effective=date(2024, 6, 7))  # fmt: skip
     old = _version("mtg", "ja", "5.5.0.0", [
@@ -109,6 +110,7 @@ def make_generation(home: Path, name: str = "gen-a", results: list[ParseResult] 
     store = Store.create(str(gen / "kb.sqlite"))
     for i, result in enumerate(results if results is not None else versions()):
         store.add(result, path=f"doc{i}.txt", sha256=f"{name}-{i}")
+    derive(store)  # as every build does: dates placed, translations paired, lineage built
     store.commit()
     if index:
         from kb.index import build_index

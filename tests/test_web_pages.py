@@ -123,9 +123,10 @@ def test_clause_shows_the_other_language_side_by_side(client):
 
 def test_undated_translation_pairs_with_its_estimated_english_edition(client):
     other = api(client, "/mtg/ja/5.5.0.0/309.1")["other_language"]
-    assert other["found"] is False  # old numbering: the newest English 309.1 would be another rule
-    assert other["note"] == ("en 20231117 is the edition 5.5.0.0 was estimated to match best; "
-                             "309.1 is not in en 20231117")
+    # Old numbering: only the edition it renders counts, never another edition's 309.1 by number.
+    assert other["found"] is False and other["paired_version"] == "20231117"
+    assert (other["pairing"]["edition"], other["pairing"]["method"]) == ("20231117", "estimated by content")
+    assert "20231117 にこの条文はありません" in html(client, "/mtg/ja/5.5.0.0/309.1")
 
 
 def test_clause_latest_is_the_newest_version_holding_it(client):
@@ -203,7 +204,8 @@ def test_glossary_pairs_english_entries_with_japanese_terms(client):
         ("ja", "ブロック・クリーチャー", "blocking creature"),  # Japanese first
         ("en", "Blocking Creature", "ブロック・クリーチャー"),
     ]
-    assert entries[1]["used_in"] == [{"rule": "509", "url": "/mtg/en/latest/509"}]  # "See rule 509."
+    # "See rule 509." resolves in the edition that defines the term, not the newest holding a 509.
+    assert entries[1]["cites"] == [{"rule": "509", "url": "/mtg/en/20231117/509"}]
     assert [t["lang"] for t in api(client, "/glossary?lang=en")["terms"]] == ["en"]
 
 

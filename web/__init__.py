@@ -26,6 +26,7 @@ CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 's
 
 def create_app(home: str | os.PathLike | None = None, test_config: dict | None = None) -> Flask:
     """Build the app for the data home ``home`` (default: ``$RULEKB_HOME`` or the user data dir)."""
+    from web.pages import PROVENANCE
     from web.state import KBState
     from web.views import compare, library, rules, search
 
@@ -36,6 +37,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     app.config["DEBUG"] = False  # never: the debugger would run code for whoever can reach the port
     app.json.ensure_ascii = False
     app.extensions["rulekb"] = KBState(home)
+    app.jinja_env.globals["PROVENANCE"] = PROVENANCE  # for macros, which see no request context
     for module in (search, rules, compare, library):
         app.register_blueprint(module.bp)
     _register_errors(app)

@@ -131,6 +131,16 @@ def version(game: str, lang: str, label: str) -> VersionInfo:
         abort(404, description=str(exc))
 
 
+# What kind of text a version is (kb.model.PROVENANCES): the badge and its explanation.
+PROVENANCE = {
+    "official": ("公式", "発行元の原文（マジックは英語の総合ルール、デュエル・マスターズは日本語の総合ゲームルール）"),
+    "official-translation": ("公式訳", "公式の日本語訳（総合ルール和訳）"),
+    "private-translation": ("私訳", "個人による非公式の翻訳（古い版）"),
+    "viewer": ("ビューア", "総合ルールビューアが表示した条文（一部のみ）"),
+    "wiki-quote": ("Wiki引用", "Wiki の記事が引用した条文（一部のみ）"),
+}
+
+
 def version_json(v: VersionInfo) -> dict:
     return {**v.as_json(), "url": f"/{v.game}/{v.lang}/{v.label}/"}
 

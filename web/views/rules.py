@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from flask import Blueprint, abort
 
-from kb import ruleid
+from kb import editions, ruleid
+from kb import history as lineage
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from web import services
@@ -47,43 +46,36 @@ def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
 
 
 def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
-    """The other language's edition of the same date: ja ``20231117.N`` <-> en ``20231117``."""
-    other = "en" if v.lang == "ja" else "ja"
-    base = v.label.split(".")[0]
-    if not re.fullmatch(r"\d{8}", base):
-        # An undated translation (5.5.0.0) uses its era's numbering: pair it with the English
-        # edition the versions service estimated it matches best.
-        best = (v.meta.get("estimated") or {}).get("best")
-        return next((o for o in s.versions(v.game, other) if o.label == best), None) if best else None
-    if other == "en":
-        return next((o for o in s.versions(v.game, "en") if o.label == base), None)
-    matches = [o for o in s.versions(v.game, "ja") if o.label.split(".")[0] == base and "." in o.label]
-    return matches[-1] if matches else None
+    """The other language's text of the same edition: a translation's English edition, an edition's
+    best translation."""
+    if v.lang != "en":
+        return editions.rendered_edition(s, v)
+    found = editions.translations_of(s, v)
+    return found[0] if found else None
 
 
 def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
-    """The same clause in the other language: the paired edition, else the newest holding it."""
+    """The same clause in the other language, through the edition pairing (or its lineage)."""
     other = "en" if v.lang == "ja" else "ja"
-    pv = paired_version(s, v)
-    node, note = None, ""
-    if pv is not None:
-        node = s.node(pv, rule)
-        if v.meta.get("estimated"):
-            note = f"{other} {pv.label} is the edition {v.label} was estimated to match best"
-        if node is None:
-            note = (note + "; " if note else "") + f"{rule} is not in {other} {pv.label}"
-    # An undated text numbers rules its own way: the same id in any other edition is another rule.
-    dated = re.fullmatch(r"\d{8}(?:\.\d+)?", v.label) is not None
-    if node is None and dated:
-        found = s.rule_versions(game, other, rule)
-        if found:
-            pv, node = found[-1]
-            note = (note + "; " if note else "") + f"showing {other} {pv.label}"
-    if node is None:
-        return {"lang": other, "found": False, "note": note or f"no {other} text of {rule} in the knowledge base"}
+    found = editions.counterpart(s, v, rule)
+    r = editions.rendering(v)
+    pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
+    if found is None:
+        pv = paired_version(s, v)
+        return {"lang": other, "found": False, "pairing": pairing, "paired_version": pv.label if pv else None}
+    pv, node, how = found
     return {"lang": other, "found": True, "version": pv.label, "rule": node.rule, "title": node.title,
-            "text": node.text, "examples": node.examples, "note": note,
-            "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
+            "text": node.text, "examples": node.examples, "how": how, "pairing": pairing,
+            "provenance": pv.meta.get("provenance"), "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
+
+
+def _lineage_versions(s: Store, game: str, lang: str, v: VersionInfo, rule: str, node_hash: str) -> list[dict]:
+    """Every version holding this clause by its lineage (under whatever id it had there), oldest first."""
+    steps, _ = lineage.thread(s, game, lang, rule, v.label)
+    return [{"version": st.version.label, "rule": st.rule, "partial": st.version.partial,
+             "provenance": st.version.meta.get("provenance"), "same_text": st.hash == node_hash,
+             "current": st.version.id == v.id, "url": clause_url(game, lang, st.version.label, st.rule)}
+            for st in steps]  # fmt: skip
 
 
 def _history(s: Store, game: str, lang: str, rule: str) -> dict:
@@ -124,6 +116,14 @@ def _neighbour(s: Store, game: str, lang: str, v: VersionInfo, position: int) ->
     return _node_link(game, lang, v.label, n) if n else None
 
 
+def _now(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict | None:
+    """Where an old clause stands today: "now 702.19 (20260116)", or the edition that removed it."""
+    found = lineage.now(s, game, lang, rule, v.label)
+    if found and found["rule"]:
+        found["url"] = clause_url(game, lang, found["version"], found["rule"])
+    return found
+
+
 def _section(ctx: dict, name: str, compute) -> None:
     try:
         ctx[name] = compute()
@@ -142,7 +142,8 @@ def clause(game: str, lang: str, label: str, rule: str):
         found = s.rule_versions(game, lang, rule)
         if not found:
             abort(404, description=f"{rule} is in no {game}/{lang} version")
-        v, _ = found[-1]
+        # The newest whole text holding it: a newer wiki quote or viewer page is a fragment.
+        v = max(found, key=lambda pair: (not pair[0].partial, pair[0].sort_date))[0]
     else:
         v = version(game, lang, label)
     return generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
@@ -156,13 +157,10 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
     present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
 
     def ref_url(target: str) -> str | None:
-        """Same version when it holds the target, else its newest text, else the other language's."""
-        if target in present:
-            return clause_url(game, lang, v.label, target)
-        for lg in (lang, "en" if lang == "ja" else "ja"):
-            if s.rule_versions(game, lg, target):
-                return clause_url(game, lg, "latest", target)
-        return None  # cited but in no ingested text: shown unlinked
+        """Its own text when it holds the target, else the English edition it renders; never another
+        edition by number (the same number there may be another rule). None: shown unlinked."""
+        found = editions.resolve_reference(s, v, target, present)
+        return clause_url(game, found[0].lang, found[0].label, target) if found else None
 
     crumbs = []
     for anc in ruleid.ancestors(rule):
@@ -170,7 +168,6 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         if a is not None:
             crumbs.append({"rule": anc, "title": a.title, "url": clause_url(game, lang, v.label, anc)})
     parent = s.node(v, node.parent) if node.parent else None
-    all_versions = s.rule_versions(game, lang, rule)
     ctx = {
         "game": game, "lang": lang, "version": version_json(v), "rule": rule,
         "level": ruleid.level(rule), "title": node.title, "text": node.text, "examples": node.examples,
@@ -182,9 +179,8 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
         "prev": _neighbour(s, game, lang, v, node.position - 1),
         "next": _neighbour(s, game, lang, v, node.position + 1),
-        "versions": [{"version": hv.label, "partial": hv.partial, "same_text": n.hash == node.hash,
-                      "current": hv.id == v.id, "url": clause_url(game, lang, hv.label, rule)}
-                     for hv, n in all_versions],  # fmt: skip
+        "versions": _lineage_versions(s, game, lang, v, rule, node.hash),
+        "now": _now(s, game, lang, v, rule),
         "other_language": _other_language(s, game, v, rule),
         "articles": [{"id": a["id"], "title": a["title"], "lang": a["lang"], "cites_version": a["cites_version"],
                       "url": f"/articles/{a['id']}"} for a in s.articles_citing(game, rule)],  # fmt: skip

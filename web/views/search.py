@@ -35,7 +35,7 @@ def rule_jump(s: Store, q: str, game: str | None, lang: str | None, label: str |
     return None
 
 
-def _result(hit: dict) -> dict:
+def _result(hit: dict, provenance: dict) -> dict:
     text = hit.get("text") or ""
     also = hit.get("also_in") or 0
     kind = hit.get("kind", "rule")
@@ -61,6 +61,7 @@ def _result(hit: dict) -> dict:
     return {
         **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "snippet_start", "score", "highlights")},
         "article_id": hit.get("article_id"),
+        "provenance": hit.get("provenance") or provenance.get((hit.get("game"), hit.get("lang"), hit.get("version"))),
         "also_in": len(also) if isinstance(also, list) else int(also),
         "url": url,
         "segments": segs,
@@ -142,7 +143,8 @@ def search():
     except RulekbError as exc:  # the search service refuses a query it cannot run
         raise bad(str(exc)) from None
     ctx["has_next"] = len(hits) > per_page
-    ctx["results"] = [_result(h) for h in hits[:per_page]]
+    provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in s.versions()}
+    ctx["results"] = [_result(h, provenance) for h in hits[:per_page]]
     return ctx
 
 

@@ -1,0 +1,121 @@
+"""The English edition each translation renders, stored once per version, and lookups through it.
+
+A Japanese text translates one English edition: 和訳 ``20260116.0`` renders ``20260116``; the old
+private translation 5.5.0.0 renders the edition its clause ids match (kb.order's estimate, 20081001);
+a wiki quote of 20260807.0 names an edition the KB may not hold, and is then read against the edition
+in force on its date (``exact`` false: its numbering may differ, so its references are not resolved
+there). Everything that crosses languages — references, lineage, the other-language panel, the
+alignment — goes through this pairing, never through a bare clause number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from kb import order
+from kb.errors import NotFound
+from kb.store import NodeRecord, Store, VersionInfo
+
+SAME_EDITION = "same edition"
+BY_CONTENT = "estimated by content"
+BY_DATE = "in force on its date"
+
+
+@dataclass
+class Rendering:
+    """The English edition a translation renders, and how that was found."""
+
+    label: str
+    method: str
+    exact: bool  # the translation numbers its clauses as this edition does
+    wanted: str | None = None  # the edition its label names, when the KB does not hold it
+
+
+def find_rendering(store: Store, v: VersionInfo) -> Rendering | None:
+    """Work out which held English edition version ``v`` renders (None for English or without editions)."""
+    if v.lang == "en":
+        return None
+    editions = [e for e in store.versions(v.game, "en") if not e.partial and e.sort_date]
+    labels = {e.label for e in editions}
+    named = order.english_label(v.label)
+    if named in labels:
+        return Rendering(named, SAME_EDITION, True)
+    best = (v.meta.get("estimated") or {}).get("best")
+    if best in labels:
+        return Rendering(best, BY_CONTENT, True)
+    when = v.sort_date or (v.effective.isoformat() if v.effective else "")
+    in_force = [e for e in editions if when and e.sort_date <= when]
+    if in_force:
+        return Rendering(in_force[-1].label, BY_DATE, False, named)
+    return None
+
+
+def pair_translations(store: Store) -> dict[str, str]:
+    """Record in each translation's meta the edition it renders (a build step, after dates are placed)."""
+    out = {}
+    for v in store.versions():
+        if v.lang == "en":
+            continue
+        r = find_rendering(store, v)
+        store.update_version_meta(v.id, renders=asdict(r) if r else None)
+        if r:
+            out[f"{v.game}/{v.lang}/{v.label}"] = r.label
+    return out
+
+
+def rendering(v: VersionInfo) -> Rendering | None:
+    """The stored pairing of version ``v`` (None for English editions and unpaired texts)."""
+    data = v.meta.get("renders")
+    return Rendering(**data) if data else None
+
+
+def rendered_edition(store: Store, v: VersionInfo, *, exact: bool = False) -> VersionInfo | None:
+    """The English edition ``v`` renders (only an exact pairing when ``exact``)."""
+    r = rendering(v)
+    if r is None or (exact and not r.exact):
+        return None
+    return next((e for e in store.versions(v.game, "en") if e.label == r.label), None)
+
+
+def translations_of(store: Store, edition: VersionInfo) -> list[VersionInfo]:
+    """Versions that render ``edition``, best first: whole texts before fragments, then newest."""
+    found = [v for v in store.versions(edition.game) if (r := rendering(v)) and r.label == edition.label]
+    return sorted(found, key=lambda v: (not v.partial, bool(rendering(v).exact), v.sort_date), reverse=True)
+
+
+def resolve_reference(store: Store, v: VersionInfo, rule: str, held: set[str]) -> tuple[VersionInfo, str] | None:
+    """Where a reference to ``rule`` in a clause of ``v`` points: its own text first (``held`` are the
+    ids ``v`` holds), then the English edition it renders exactly; None when neither holds it."""
+    if rule in held:
+        return v, rule
+    edition = rendered_edition(store, v, exact=True)
+    if edition is not None and store.node(edition, rule) is not None:
+        return edition, rule
+    return None
+
+
+def counterpart(store: Store, v: VersionInfo, rule: str) -> tuple[VersionInfo, NodeRecord, str] | None:
+    """The same clause in the other language: ``(version, node, how)``.
+
+    ``how`` is "pair" when it comes from the edition pairing itself (a translation's English edition,
+    or a translation of this English edition), "lineage" when the pair lacks it and the clause's
+    lineage finds it in another edition's translation (newest first; its id may differ there).
+    None when neither has it."""
+    from kb import history
+
+    candidates = [rendered_edition(store, v)] if v.lang != "en" else translations_of(store, v)
+    for other in candidates:
+        if other is not None and (node := store.node(other, rule)) is not None:
+            return other, node, "pair"
+    if v.lang != "en":
+        return None
+    try:
+        steps, _ = history.thread(store, v.game, "en", rule, v.label)
+    except NotFound:
+        return None
+    at = {s.version.label: s.rule for s in steps}
+    for other in reversed(store.versions(v.game)):
+        r = rendering(other)
+        if other.lang != "en" and r and r.label in at and (node := store.node(other, at[r.label])) is not None:
+            return other, node, "lineage"
+    return None
