@@ -16,6 +16,7 @@ lineage (309.2 → 509.1).
 
 from __future__ import annotations
 
+import math
 import re
 import statistics
 import unicodedata
@@ -36,7 +37,8 @@ SUSPECT = 0.3  # a pair whose evidence scores below this is flagged for a person
 
 
 def _contents(v: VersionInfo) -> dict[str, str]:
-    return {str(e[0]): e[1] for e in v.meta.get("contents") or [] if ruleid.parse(str(e[0]))}
+    """Headings a version's table of contents lists (not its unnumbered introduction, "0. はじめに")."""
+    return {str(e[0]): e[1] for e in v.meta.get("contents") or [] if ruleid.parse(str(e[0])) and str(e[0]) != "0"}
 
 
 def _scope(v: VersionInfo, rules: list[str], other: list[str]) -> set[str]:
@@ -101,6 +103,29 @@ def _subs(ids: set[str], parent: str | None) -> bool:
     return any(ruleid.parent(r) == parent for r in ids)
 
 
+def _folded(whole: dict, parts: dict, parts_ids: set[str], rule: str, ratio: float | None) -> dict | None:
+    """Evidence that side ``whole`` holds the sub-clause ``rule`` of side ``parts`` inside its parent's
+    paragraph (the viewer's 509.7 holding 509.7, 509.7a and 509.7b), or None.
+
+    The parent's text must be as long as the parent and its missing sub-clauses together would be
+    in translation (``ratio``: whole-side length per parts-side character), and fit that better than
+    the parent alone; a parent merely missing its sub-clauses is not a merge."""
+    parent = ruleid.parent(rule)
+    if not (ruleid.is_clause(rule) and ruleid.is_clause(parent or "") and parent in whole and parent in parts):
+        return None
+    if not ratio or not whole[parent].text or not parts[parent].text:
+        return None
+    family = [parts[parent]] + [parts[r] for r in sorted(parts_ids) if ruleid.parent(r) == parent and r in parts and r not in whole]
+    held = len(whole[parent].text) + sum(len(e) for e in whole[parent].examples)
+    alone = len(parts[parent].text) + sum(len(e) for e in parts[parent].examples)
+    together = sum(len(n.text) + sum(len(e) for e in n.examples) for n in family)
+    fit_alone, fit_together = held / (alone * ratio), held / (together * ratio)
+    if abs(math.log(fit_together)) >= abs(math.log(fit_alone)) or not 0.6 <= fit_together <= 1.6:
+        return None
+    return {"length_alone": round(fit_alone, 3), "length_with_subclauses": round(fit_together, 3),
+            "subclauses": [n.rule for n in family[1:]]}  # fmt: skip
+
+
 def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], dict]:
     a_nodes = {n.rule: n for n in store.nodes(a)}
     b_nodes = {n.rule: n for n in store.nodes(b)}
@@ -125,21 +150,16 @@ def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], d
             elif r not in a_nodes or r not in b_nodes:
                 pair["source"] = "contents"
         elif r in b_has:
-            merged = (
-                ruleid.is_clause(r)
-                and ruleid.is_clause(parent or "")
-                and parent in a_nodes
-                and not _subs(a_has, parent)
-            )
-            pair = {"a_rule": parent if merged else None, "b_rule": r, "status": "merged" if merged else "missing_in_a"}
+            ev = _folded(a_nodes, b_nodes, b_has, r, ratio if a.lang != b.lang else 1.0) if not _subs(a_has, parent) else None
+            pair = {"a_rule": parent if ev else None, "b_rule": r, "status": "merged" if ev else "missing_in_a"}
+            if ev:
+                pair["evidence"] = ev
         else:
-            split = (
-                ruleid.is_clause(r)
-                and ruleid.is_clause(parent or "")
-                and parent in b_nodes
-                and not _subs(b_has, parent)
-            )
-            pair = {"a_rule": r, "b_rule": parent if split else None, "status": "split" if split else "missing_in_b"}
+            back = 1 / ratio if ratio and a.lang != b.lang else 1.0
+            ev = _folded(b_nodes, a_nodes, a_has, r, back) if not _subs(b_has, parent) else None
+            pair = {"a_rule": r, "b_rule": parent if ev else None, "status": "split" if ev else "missing_in_b"}
+            if ev:
+                pair["evidence"] = ev
         pairs.append(pair)
     outside = {"a": len(a_has - b_scope - b_has), "b": len(b_has - a_scope - a_has)}
     return pairs, {"length_ratio": round(ratio, 3) if ratio else None, "outside_scope": outside}

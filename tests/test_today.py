@@ -158,6 +158,20 @@ def test_alignment_of_todays_texts(store):
     data = align.align(store, _v(store, "ja", "20260116.0"), _v(store, "en", "20260116"))
     s = data["summary"]
     assert s["paired"] > 3100 and s["coverage"] > 0.99
+    # The two real differences of the texts: English 610.5 is not translated; 805.10g is only in Japanese.
+    odd = [(p["status"], p["a_rule"], p["b_rule"]) for p in data["pairs"] if p["status"] != "paired"]
+    assert odd == [("missing_in_a", None, "610.5"), ("missing_in_b", "805.10g", None)]
     for p in data["pairs"]:
         if p["status"] in ("merged", "split"):
             assert p.get("evidence"), p  # claimed only with text evidence
+
+
+def test_the_alignment_page_shows_one_section_side_by_side(client):
+    url = "/align/mtg/ja/20260116.0/en/20260116"
+    whole = client.get("/api" + url).get_json()
+    assert whole["sections"] == list("123456789") and "side_by_side" not in whole
+    rows = client.get("/api" + url + "?section=7").get_json()["side_by_side"]
+    ward = next(r for r in rows if r["a_rule"] == "702.21a")
+    assert ward["b_rule"] == "702.21a" and ward["a_text"].startswith("護法は誘発型能力である") and "Ward is a triggered" in ward["b_text"]
+    page = client.get(url + "?section=6").get_data(as_text=True)
+    assert '<table class="bitext">' in page and "610.5" in page  # the untranslated clause shows beside nothing

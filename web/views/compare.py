@@ -95,28 +95,51 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
     check_game_lang(game, a_lang)
     check_game_lang(game, b_lang)
     va, vb = version(game, a_lang, a_label), version(game, b_lang, b_label)
+    section = arg_choice("section", tuple("123456789"))
+    ctx = generation().cached(("align", va.id, vb.id), lambda: _align(game, va, vb))
+    if section and not ctx.get("unavailable"):
+        ctx = {**ctx, "section": section, "side_by_side": generation().cached(
+            ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section))}  # fmt: skip
+    return ctx
 
-    def build() -> dict:
-        ctx = {"game": game, "a": version_json(va), "b": version_json(vb), "unavailable": None}
-        try:
-            result = services.align(store(), va, vb)
-        except services.Unavailable as exc:
-            return {**ctx, "unavailable": str(exc), "summary": {}, "pairs": [], "_groups": {}, "coverage": None}
-        except NotFound as exc:
-            abort(404, description=str(exc))
-        pairs = []
-        for p in result.get("pairs", []):
-            p = dict(p)
-            p["a_url"] = clause_url(game, va.lang, va.label, p["a_rule"]) if p.get("a_rule") else None
-            p["b_url"] = clause_url(game, vb.lang, vb.label, p["b_rule"]) if p.get("b_rule") else None
-            pairs.append(p)
-        counts = Counter(p.get("status") for p in pairs)
-        summary = result.get("summary") or {k: counts.get(k, 0) for k in STATUSES}
-        coverage = summary.get("coverage", result.get("coverage"))
-        if coverage is None and pairs:  # a service without a summary: count what is paired at all
-            coverage = round((counts["paired"] + counts["merged"] + counts["split"]) / len(pairs), 4)
-        groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
-        return {**ctx, "summary": summary, "coverage": coverage, "pairs": pairs, "_groups": groups,
-                "_counts": [(k, counts.get(k, 0)) for k in STATUSES]}
 
-    return generation().cached(("align", va.id, vb.id), build)
+def _side_by_side(va, vb, pairs: list[dict], section: str) -> list[dict]:
+    """One section's pairs with both texts, for reading the translation against its original."""
+    s = store()
+    a_nodes = {n.rule: n for n in s.nodes(va) if n.rule.split(".")[0][:1] == section}
+    b_nodes = {n.rule: n for n in s.nodes(vb) if n.rule.split(".")[0][:1] == section}
+    rows = []
+    for p in pairs:
+        a, b = a_nodes.get(p.get("a_rule") or ""), b_nodes.get(p.get("b_rule") or "")
+        if a is None and b is None:
+            continue
+        rows.append({**p, "a_title": a.title if a else "", "a_text": a.text if a else "",
+                     "b_title": b.title if b else "", "b_text": b.text if b else ""})  # fmt: skip
+    return rows
+
+
+def _align(game: str, va, vb) -> dict:
+    """Coverage, counts and the pairs of two versions, each clause linked."""
+    ctx = {"game": game, "a": version_json(va), "b": version_json(vb), "unavailable": None}
+    try:
+        result = services.align(store(), va, vb)
+    except services.Unavailable as exc:
+        return {**ctx, "unavailable": str(exc), "summary": {}, "pairs": [], "_groups": {}, "coverage": None}
+    except NotFound as exc:
+        abort(404, description=str(exc))
+    pairs = []
+    for p in result.get("pairs", []):
+        p = dict(p)
+        p["a_url"] = clause_url(game, va.lang, va.label, p["a_rule"]) if p.get("a_rule") else None
+        p["b_url"] = clause_url(game, vb.lang, vb.label, p["b_rule"]) if p.get("b_rule") else None
+        pairs.append(p)
+    counts = Counter(p.get("status") for p in pairs)
+    summary = result.get("summary") or {k: counts.get(k, 0) for k in STATUSES}
+    coverage = summary.get("coverage", result.get("coverage"))
+    if coverage is None and pairs:  # a service without a summary: count what is paired at all
+        coverage = round((counts["paired"] + counts["merged"] + counts["split"]) / len(pairs), 4)
+    groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
+    sections = sorted({(p.get("b_rule") or p.get("a_rule") or "")[:1] for p in pairs} & set("123456789"))
+    return {**ctx, "summary": summary, "coverage": coverage, "pairs": pairs, "_groups": groups,
+            "_counts": [(k, counts.get(k, 0)) for k in STATUSES], "sections": sections}
+
