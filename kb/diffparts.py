@@ -7,6 +7,7 @@ item) as a change and order the changes. Each part can be swapped or tested on i
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import unicodedata
@@ -20,12 +21,18 @@ _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?\s*|[^\w\s]\s*")  # a word keeps its trailing space
 REF_MARK = "§"
-_TYPO = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+_TYPO = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "}
+_SPACES = re.compile(r"[ \t\u3000]{2,}|[\t\u3000]")  # a lone space stays as it is
 
 
 @dataclass(eq=False)
 class Item:
-    """One clause or heading of a version, reduced to what comparing needs."""
+    """One clause or heading of a version, reduced to what comparing needs.
+
+    The comparison features (masked, plain, tokens, japanese) are computed on first use and cached
+    per content hash: a diff of adjacent editions pairs most clauses by id and hash alone and never
+    needs them.
+    """
 
     rule: str
     hash: str
@@ -34,19 +41,34 @@ class Item:
     examples: list[str]
     parent: str | None
     position: int
-    masked: str = ""  # plain text with cited rule numbers replaced by REF_MARK
-    plain: str = ""  # display text with typography normalised (quotes, dashes, spaces)
-    tokens: frozenset = field(default_factory=frozenset)
-    japanese: bool = False
+    refs: list | str = field(default_factory=list, repr=False)
+    heading: bool = False  # a title without text: rules, sections, titled clauses of old editions (217.6 Stack)
+
+    def __post_init__(self) -> None:
+        self.heading = bool(self.title) and not self.text or not ruleid.is_clause(self.rule)
 
     @property
     def section(self) -> str:
         return self.rule.split(".")[0][:1] if self.rule else ""
 
-    @property
-    def heading(self) -> bool:
-        """A title without text: rules and sections, and the titled clauses of old editions (217.6 Stack)."""
-        return bool(self.title) and not self.text or not ruleid.is_clause(self.rule)
+    # cached_property: after the first use an attribute read costs what a plain field costs
+    @functools.cached_property
+    def masked(self) -> str:
+        """Plain text with cited rule numbers replaced by REF_MARK."""
+        return _features(self)[0]
+
+    @functools.cached_property
+    def tokens(self) -> frozenset:
+        return _features(self)[1]
+
+    @functools.cached_property
+    def japanese(self) -> bool:
+        return _features(self)[2]
+
+    @functools.cached_property
+    def plain(self) -> str:
+        """Display text with typography normalised (quotes, dashes, spaces)."""
+        return _features(self)[3]
 
     def display(self) -> str:
         """What a reader sees: title, text and examples, one per line."""
@@ -61,7 +83,11 @@ def is_japanese(text: str) -> bool:
 
 def plain_text(text: str) -> str:
     """Text with typography normalised: curly quotes, dashes and runs of spaces compare equal."""
-    return re.sub(r"[ \t\u3000]+", " ", unicodedata.normalize("NFKC", text).translate(_TYPO)).strip()
+    text = unicodedata.normalize("NFKC", text)
+    for typo, straight in _TYPO.items():  # str.replace per character is many times faster than str.translate
+        if typo in text:
+            text = text.replace(typo, straight)
+    return _SPACES.sub(" ", text).strip()
 
 
 def mask_references(text: str, raws: list[str]) -> str:
@@ -78,10 +104,28 @@ def tokenize(text: str, japanese: bool) -> frozenset:
         s = re.sub(r"\s+", "", text)
         return frozenset(s[i : i + 2] for i in range(len(s) - 1)) or frozenset([s])
     words = _WORD.findall(text.lower().replace("’", "'"))
-    return frozenset(words) | frozenset(a + " " + b for a, b in zip(words, words[1:], strict=False))
+    return frozenset(words).union(map(" ".join, zip(words, words[1:], strict=False)))
 
 
 _feature_cache: dict[str, tuple[str, frozenset, bool, str]] = {}
+
+
+def _features(item: Item) -> tuple[str, frozenset, bool, str]:
+    """(masked, tokens, japanese, plain) of an item, cached per content hash."""
+    cached = _feature_cache.get(item.hash)
+    if cached is None:
+        refs = json.loads(item.refs) if isinstance(item.refs, str) else item.refs
+        raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
+        body = item.display()
+        japanese = is_japanese(body)
+        plain = plain_text(body)
+        cited = mask_references(body, raws)
+        masked = plain if cited == body else plain_text(cited)
+        cached = (masked, tokenize(masked, japanese), japanese, plain)
+        if len(_feature_cache) > 200_000:
+            _feature_cache.clear()
+        _feature_cache[item.hash] = cached
+    return cached
 
 
 def make_item(
@@ -94,23 +138,10 @@ def make_item(
     examples: list[str] | str,
     refs: list | str,
 ) -> Item:
-    """An Item from stored columns (JSON strings accepted); features are cached per content hash."""
+    """An Item from stored columns (JSON strings accepted); features are computed when first needed."""
     if isinstance(examples, str):
         examples = json.loads(examples)
-    cached = _feature_cache.get(h)
-    if cached is None:
-        if isinstance(refs, str):
-            refs = json.loads(refs)
-        raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
-        body = "\n".join(p for p in [title, text, *examples] if p)
-        japanese = is_japanese(body)
-        masked = plain_text(mask_references(body, raws))
-        cached = (masked, tokenize(masked, japanese), japanese, plain_text(body))
-        if len(_feature_cache) > 200_000:
-            _feature_cache.clear()
-        _feature_cache[h] = cached
-    masked, tokens, japanese, plain = cached
-    return Item(rule, h, title, text, examples, parent, position, masked, plain, tokens, japanese)
+    return Item(rule, h, title, text, examples, parent, position, refs)
 
 
 def similarity(a: Item, b: Item) -> float:

@@ -16,6 +16,7 @@ Rounds 4–6 repeat while they pair something new (pairs give parents, parents a
 
 from __future__ import annotations
 
+import heapq
 from collections import Counter, defaultdict
 
 from kb.diffparts import Item, similarity
@@ -161,23 +162,59 @@ def _headings_by_votes(m: Matching) -> int:
     return _greedy(m, scored)
 
 
-def _global(m: Matching) -> int:
+class _FreeIndex:
+    """Feature counts and an inverted index over the new items still free, kept up to date between
+    global rounds (rebuilding them each round cost most of a diff across the 2009 renumbering)."""
+
+    def __init__(self, m: Matching):
+        self.free = {n.rule: n for n in m.free_new()}
+        self.df: Counter = Counter()
+        # one inverted index per kind: a heading only ever pairs with a heading
+        self.index: dict[bool, dict[str, list[Item]]] = {True: defaultdict(list), False: defaultdict(list)}
+        for n in self.free.values():
+            self.df.update(n.tokens)
+            by_token = self.index[n.heading]
+            for t in n.tokens:
+                by_token[t].append(n)
+        self._sims: dict[tuple[str, str], float] = {}
+
+    def similarity(self, o: Item, n: Item) -> float:
+        """Similarity of a pair, remembered: later rounds look at most of the same pairs again."""
+        key = (o.rule, n.rule)
+        s = self._sims.get(key)
+        if s is None:
+            s = self._sims[key] = similarity(o, n)
+        return s
+
+    def sync(self, m: Matching) -> None:
+        """Forget the items paired since the last round."""
+        df = self.df
+        for rule in [r for r in self.free if r in m.n2o]:
+            for t in self.free.pop(rule).tokens:
+                df[t] -= 1
+                if not df[t]:
+                    del df[t]  # a feature no free item has is no candidate
+
+    def candidates(self, o: Item, k: int = 8) -> dict[str, Item]:
+        """Free items sharing one of the ``k`` rarest features of ``o`` (and its kind)."""
+        df, by_token, free = self.df, self.index[o.heading], self.free
+        # rarest features first; ties by the feature itself (set order varies with the hash seed)
+        rare = heapq.nsmallest(k, (t for t in o.tokens if t in df), key=lambda t: (df[t], t))
+        return {n.rule: n for t in rare for n in by_token.get(t, ()) if n.rule in free}
+
+
+def _global(m: Matching, idx: _FreeIndex) -> int:
     """High similarity anywhere; across sections only with context or a clear, long, unique match."""
-    news = m.free_new()
-    if not news:
+    idx.sync(m)
+    if not idx.free:
         return 0
-    df: Counter = Counter()
-    for n in news:
-        df.update(n.tokens)
-    index: dict[str, list[Item]] = defaultdict(list)
-    for n in news:
-        for t in n.tokens:
-            index[t].append(n)
     scored = []
     for o in m.free_old():
-        rare = sorted((t for t in o.tokens if t in df), key=lambda t: df[t])[:8]
-        cands = {n.rule: n for t in rare for n in index[t] if n.heading == o.heading}
-        ranked = sorted(((similarity(o, n), n) for n in cands.values()), key=lambda p: (-p[0], p[1].position))
+        cands = idx.candidates(o)
+        # the best and the runner-up, ties to the earlier clause (as a full sort would give)
+        ranked = heapq.nsmallest(
+            2, ((idx.similarity(o, n), n) for n in cands.values()), key=lambda p: (-p[0], p[1].position)
+        )
         if not ranked or ranked[0][0] < LONE_MIN:
             continue
         best_s, best = ranked[0]
@@ -214,8 +251,12 @@ def match(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None
             m.forced_added.add(n)
     _identity(m)
     _unique_equal(m)
+    idx: _FreeIndex | None = None
     for _ in range(4):
-        found = _local(m) + _headings_by_votes(m) + _global(m)
+        found = _local(m) + _headings_by_votes(m)
+        if idx is None:
+            idx = _FreeIndex(m)
+        found += _global(m, idx)
         if not found:
             break
     _same_id_leftovers(m)
