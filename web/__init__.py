@@ -62,10 +62,12 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     return app
 
 
-def _error(code: int, message: str):
-    if request.path.startswith("/api/"):
-        return jsonify({"error": message, "status": code}), code
-    return render_template("error.html", code=code, message=message), code
+def _error(code: int, message: str, info: dict | None = None):
+    from web.pages import is_api
+
+    if is_api():
+        return jsonify({"error": message, "status": code} | ({"moved": info} if info else {})), code
+    return render_template("error.html", code=code, message=message, info=info), code
 
 
 def _register_errors(app: Flask) -> None:
@@ -75,7 +77,7 @@ def _register_errors(app: Flask) -> None:
             return exc
         if isinstance(exc, InternalServerError):
             return internal(exc)
-        return _error(exc.code or 500, exc.description or exc.name)
+        return _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None))
 
     @app.errorhandler(NotFound)
     def not_found(exc: NotFound):

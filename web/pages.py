@@ -8,6 +8,7 @@ from functools import wraps
 
 from flask import Blueprint, abort, current_app, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import NotFound as HTTPNotFound
 
 from kb import ruleid
 from kb.errors import NotFound
@@ -24,12 +25,20 @@ class BadRequest(HTTPException):
     code = 400
 
 
+class RuleNotHere(HTTPNotFound):
+    """A clause the version does not hold: 404, with where the KB has it (``info``, see web.moved)."""
+
+    def __init__(self, description: str, info: dict):
+        super().__init__(description=description)
+        self.info = info
+
+
 def bad(message: str) -> BadRequest:
     return BadRequest(description=message)
 
 
 def is_api() -> bool:
-    return request.path.startswith("/api/")
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:

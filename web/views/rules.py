@@ -10,25 +10,31 @@ from kb import ruleid
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from web import services
-from web.pages import check_label, check_rule, clause_url, generation, store, twin, version, version_json
-from web.text import excerpt, inline_diff, reference_segments
+from web import moved, rulepage, toc, updates
+from web.fold import fold_history, runs
+from web.pages import RuleNotHere, arg, check_label, check_rule, clause_url, generation, store, twin, version, version_json
+from web.text import excerpt, inline_diff, percent, reference_segments
 
 bp = Blueprint("rules", __name__)
+bp.add_app_template_filter(runs, "runs")
+bp.add_app_template_filter(percent, "pct")
 
 GAME = "<any(mtg,dm):game>/<any(ja,en):lang>"
+LANG_NAMES = {"ja": "日本語版", "en": "英語版"}
 _DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 
 @twin(bp, "/versions", "versions.html")
 def versions():
-    """Every version with its dates, counts and partial flag."""
-    return {"versions": [version_json(v) for v in store().versions()]}
+    """Every version with its dates, counts and partial flag, and what its update changed."""
+    return generation().cached(("versions",), lambda: {"versions": updates.versions_with_changes(store())})
 
 
 @twin(bp, f"/{GAME}/<label>/", "contents.html")
 def contents(game: str, lang: str, label: str):
     """The table of contents of one version, as a flat list with depths."""
     v = version(game, lang, label)
+    q = arg("q", max_len=100)
 
     def build() -> dict:
         items = []
@@ -37,9 +43,13 @@ def contents(game: str, lang: str, label: str):
             items.append({"rule": n.rule, "depth": _DEPTH[kind], "title": n.title,
                           "excerpt": "" if n.title else excerpt(n.text, 70),
                           "url": clause_url(game, lang, v.label, n.rule)})  # fmt: skip
-        return {"version": version_json(v), "nodes": items}
+        return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
-    return generation().cached(("contents", v.id), build)
+    ctx = generation().cached(("contents", v.id), build)
+    if not q:
+        return {**ctx, "query": "", "_tree": generation().cached(("contents-tree", v.id), lambda: toc.tree(ctx["nodes"]))}
+    nodes = toc.matching(ctx["nodes"], q)
+    return {**ctx, "query": q, "nodes": nodes, "_tree": toc.tree(nodes, open_all=True)}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
@@ -64,23 +74,24 @@ def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
 def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     """The same clause in the other language: the paired edition, else the newest holding it."""
     other = "en" if v.lang == "ja" else "ja"
+    name = LANG_NAMES[other]
     pv = paired_version(s, v)
     node, note = None, ""
     if pv is not None:
         node = s.node(pv, rule)
         if v.meta.get("estimated"):
-            note = f"{other} {pv.label} is the edition {v.label} was estimated to match best"
+            note = f"日付のない {v.label} には、内容が最も近いと推定した{name} {pv.label} を対応させています"
         if node is None:
-            note = (note + "; " if note else "") + f"{rule} is not in {other} {pv.label}"
+            note = (note + "。" if note else "") + f"{rule} は{name} {pv.label} にありません"
     # An undated text numbers rules its own way: the same id in any other edition is another rule.
     dated = re.fullmatch(r"\d{8}(?:\.\d+)?", v.label) is not None
     if node is None and dated:
         found = s.rule_versions(game, other, rule)
         if found:
             pv, node = found[-1]
-            note = (note + "; " if note else "") + f"showing {other} {pv.label}"
+            note = (note + "。" if note else "") + f"{name} {pv.label} の条文を表示しています"
     if node is None:
-        return {"lang": other, "found": False, "note": note or f"no {other} text of {rule} in the knowledge base"}
+        return {"lang": other, "found": False, "note": note or f"{rule} の{name}の条文は収録されていません"}
     return {"lang": other, "found": True, "version": pv.label, "rule": node.rule, "title": node.title,
             "text": node.text, "examples": node.examples, "note": note,
             "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
@@ -89,9 +100,6 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
 def _history(s: Store, game: str, lang: str, rule: str) -> dict:
     """The history service's events, each edit with an inline diff against the text before it."""
     hist = services.history(s, game, lang, rule)
-    texts = {}
-    for hv, n in s.rule_versions(game, lang, rule):
-        texts[hv.label] = n.text
     events, prev = [], None
     for ev in hist.get("events", []):
         ev = dict(ev)
@@ -104,7 +112,7 @@ def _history(s: Store, game: str, lang: str, rule: str) -> dict:
         ev["url"] = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
         events.append(ev)
         prev = label
-    return {**hist, "events": events}
+    return fold_history({**hist, "events": events})
 
 
 def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | None) -> str | None:
@@ -141,7 +149,8 @@ def clause(game: str, lang: str, label: str, rule: str):
     if label == "latest":
         found = s.rule_versions(game, lang, rule)
         if not found:
-            abort(404, description=f"{rule} is in no {game}/{lang} version")
+            info = moved.locate(s, game, lang, version(game, lang, "latest"), rule)
+            raise RuleNotHere(moved.message(info), info)
         v, _ = found[-1]
     else:
         v = version(game, lang, label)
@@ -151,18 +160,10 @@ def clause(game: str, lang: str, label: str, rule: str):
 def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
     node = s.node(v, rule)
     if node is None:
-        elsewhere = ", ".join(hv.label for hv, _ in s.rule_versions(game, lang, rule)) or "no other version"
-        abort(404, description=f"{rule} is not in {game}/{lang} {v.label} (found in: {elsewhere})")
-    present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
-
-    def ref_url(target: str) -> str | None:
-        """Same version when it holds the target, else its newest text, else the other language's."""
-        if target in present:
-            return clause_url(game, lang, v.label, target)
-        for lg in (lang, "en" if lang == "ja" else "ja"):
-            if s.rule_versions(game, lg, target):
-                return clause_url(game, lg, "latest", target)
-        return None  # cited but in no ingested text: shown unlinked
+        info = moved.locate(s, game, lang, v, rule)
+        raise RuleNotHere(moved.message(info), info)
+    refs = rulepage.References(s, game, lang, v)
+    ref_url = refs.url  # cited but in no ingested text: None, shown unlinked
 
     crumbs = []
     for anc in ruleid.ancestors(rule):
@@ -171,6 +172,8 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
             crumbs.append({"rule": anc, "title": a.title, "url": clause_url(game, lang, v.label, anc)})
     parent = s.node(v, node.parent) if node.parent else None
     all_versions = s.rule_versions(game, lang, rule)
+    below = rulepage.descendants(s, v, rule, refs)
+    last = s.node(v, below[-1]["rule"]).position if below else node.position  # next: after what the page shows
     ctx = {
         "game": game, "lang": lang, "version": version_json(v), "rule": rule,
         "level": ruleid.level(rule), "title": node.title, "text": node.text, "examples": node.examples,
@@ -181,15 +184,19 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "parent": _node_link(game, lang, v.label, parent) if parent else None,
         "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
         "prev": _neighbour(s, game, lang, v, node.position - 1),
-        "next": _neighbour(s, game, lang, v, node.position + 1),
+        "next": _neighbour(s, game, lang, v, last + 1),
         "versions": [{"version": hv.label, "partial": hv.partial, "same_text": n.hash == node.hash,
                       "current": hv.id == v.id, "url": clause_url(game, lang, hv.label, rule)}
                      for hv, n in all_versions],  # fmt: skip
         "other_language": _other_language(s, game, v, rule),
+        "descendants": below,
+        "citation": rulepage.citation(v, rule),
+        "canonical": clause_url(game, lang, v.label, rule),
         "articles": [{"id": a["id"], "title": a["title"], "lang": a["lang"], "cites_version": a["cites_version"],
                       "url": f"/articles/{a['id']}"} for a in s.articles_citing(game, rule)],  # fmt: skip
         "unavailable": {},
     }  # fmt: skip
+    ctx["other_language"]["exists"] = rulepage.has_language(s, game, ctx["other_language"]["lang"])
     _section(ctx, "history", lambda: _history(s, game, lang, rule))
     _section(ctx, "tests", lambda: services.citations_for(s, game, rule))
     return ctx
@@ -201,7 +208,7 @@ def history(game: str, lang: str, rule: str):
     rule = check_rule(rule)
     s = store()
     if not s.rule_versions(game, lang, rule):
-        abort(404, description=f"{rule} is in no {game}/{lang} version")
+        abort(404, description=f"{rule} はどの {game}/{lang} の版にもありません")
 
     def build() -> dict:
         ctx = {"game": game, "lang": lang, "rule": rule, "unavailable": None, "history": None}

@@ -1,0 +1,78 @@
+"""The parts of a clause page beyond the clause itself: every sub-clause in full, links, citations."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from kb import ruleid
+from kb.store import NodeRecord, Store, VersionInfo
+from web.pages import clause_url
+from web.text import reference_segments
+
+# A rule page shows its clauses in full up to this many (702 Keyword Abilities has about 900).
+MAX_FULL = 1500
+_LEVELS = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
+
+
+class References:
+    """Resolve a cited clause to a URL: the same version when it holds it, else the newest text of the
+    clause in this language, else in the other language; None when no ingested text holds it."""
+
+    def __init__(self, s: Store, game: str, lang: str, v: VersionInfo):
+        self.s, self.game, self.lang, self.v = s, game, lang, v
+        self.present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
+        self._elsewhere: dict[str, str | None] = {}
+
+    def url(self, target: str) -> str | None:
+        if target in self.present:
+            return clause_url(self.game, self.lang, self.v.label, target)
+        if target not in self._elsewhere:
+            self._elsewhere[target] = None
+            for lg in (self.lang, "en" if self.lang == "ja" else "ja"):
+                held = self.s.conn.execute(
+                    "SELECT 1 FROM nodes n JOIN versions v ON v.id = n.version_id"
+                    " WHERE n.rule=? AND v.game=? AND v.lang=? LIMIT 1",
+                    (target, self.game, lg),
+                ).fetchone()
+                if held:
+                    self._elsewhere[target] = clause_url(self.game, lg, "latest", target)
+                    break
+        return self._elsewhere[target]
+
+
+def depth(rule: str) -> int:
+    return _LEVELS[ruleid.level(rule)] if ruleid.parse(rule) else 2
+
+
+def descendants(s: Store, v: VersionInfo, rule: str, refs: References) -> list[dict]:
+    """Every clause below a rule or clause, in full, each with its anchor (``#509.1c``) and heading level."""
+    if ruleid.parse(rule) is None or ruleid.level(rule) == "section":
+        return []  # a section page lists its rules; the rules show their clauses
+    base = depth(rule)
+    out = []
+    for n in s.descendants(v, rule)[:MAX_FULL]:
+        out.append(_full(n, v, refs, heading=min(6, 2 + depth(n.rule) - base - 1)))
+    return out
+
+
+def _full(n: NodeRecord, v: VersionInfo, refs: References, heading: int) -> dict:
+    return {
+        "rule": n.rule, "depth": depth(n.rule), "heading": heading, "title": n.title, "text": n.text,
+        "segments": reference_segments(n.text, n.references, refs.url), "examples": n.examples, "notes": n.notes,
+        "url": clause_url(v.game, v.lang, v.label, n.rule), "anchor": "#" + n.rule,
+    }  # fmt: skip
+
+
+def citation(v: VersionInfo, rule: str) -> str:
+    """How a judge cites the clause: ``CR 509.1c (2026-01-16)``; Duel Masters ``総合ゲームルール 506.1 (Ver.1.48)``."""
+    if v.game == "dm":
+        return f"総合ゲームルール {rule} (Ver.{v.label})"
+    dated = re.match(r"\d{8}", v.label) is not None  # an undated translation (5.5.0.0) is cited by its label
+    when = v.effective.isoformat() if v.effective and dated else v.label
+    return f"CR {rule} ({when})"
+
+
+def has_language(s: Store, game: str, lang: str) -> bool:
+    """True when the KB holds any version of ``game`` in ``lang`` (Duel Masters has no English text)."""
+    return bool(s.versions(game, lang))
