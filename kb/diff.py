@@ -99,3 +99,11 @@ def diff_versions(
         "game": game, "lang": lang, "old": old_v.label, "new": new_v.label,
         "changes": changes, "summary": diffparts.summarize(changes),
     }  # fmt: skip
+
+
+def prepare(store: Store, version: VersionInfo) -> int:
+    """Compute the comparison features of every item of a version now (a server warming up); returns the count."""
+    items = load_items(store, version)
+    for item in items:
+        item.tokens  # noqa: B018 - computed and cached per content hash on first use
+    return len(items)

@@ -294,6 +294,10 @@ class Store:
             self._versions_cache = self._load_versions()
         return [v for v in self._versions_cache if (game is None or v.game == game) and (lang is None or v.lang == lang)]
 
+    def use_versions(self, versions: list[VersionInfo]) -> None:
+        """Adopt the version list another read-only connection to the same file read (it scans every node)."""
+        self._versions_cache = versions
+
     def _load_versions(self) -> list[VersionInfo]:
         counts = {
             r[0]: (r[1], r[2])

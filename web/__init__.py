@@ -19,6 +19,8 @@ DEFAULTS = {
     "MAX_PER_PAGE": 50,
     "JSON_AS_ASCII": False,
     "MAX_CONTENT_LENGTH": 16 * 1024,  # the app takes no uploads
+    "COMPRESS": True,  # brotli/gzip for text responses (web/compress.py)
+    "WARMUP": True,  # load the KB, index and analyser in the background at start (web/state.py)
 }
 
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
@@ -59,6 +61,12 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     def common():
         return {"request_path": request.path}
 
+    if app.config["COMPRESS"]:
+        from web.compress import Compress
+
+        app.wsgi_app = Compress(app.wsgi_app)
+    if app.config["WARMUP"]:
+        app.extensions["rulekb"].warm_in_background(app)
     return app
 
 

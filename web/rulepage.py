@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo

@@ -74,3 +74,7 @@ def update_counts(store: Store) -> dict:
 
 def update_changes(store: Store, new_vid: int) -> list[dict]:
     return _call("kb.history", "update_changes", store, new_vid)
+
+
+def prepare_diff(store: Store, version: VersionInfo) -> int:
+    return _call("kb.diff", "prepare", store, version)

@@ -23,8 +23,11 @@ HEAVY = {"diff", "align", "contents", "glossary", "tests"}
 CACHE_SIZES = {"heavy": 32, "light": 4096}
 
 
+_UNSET = object()
+
+
 class Generation:
-    """One built generation: per-thread store and searcher, plus a cache of computed results."""
+    """One built generation: per-thread stores, one shared searcher, and a cache of computed results."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -32,7 +35,10 @@ class Generation:
         self._local = threading.local()
         self._caches: dict[str, OrderedDict[tuple, Any]] = {k: OrderedDict() for k in CACHE_SIZES}
         self._lock = threading.Lock()
+        self._searcher_lock = threading.Lock()
+        self._searcher: Any = _UNSET
         self._failed: set[str] = set()
+        self._versions = None
 
     def store(self) -> Store:
         """This thread's read-only connection (sqlite connections are not shared across threads)."""
@@ -42,13 +48,31 @@ class Generation:
             if not path.exists():
                 raise StoreError(f"{path}: missing; run `rulekb build`")
             store = self._local.store = Store.open(str(path))
+            self._share_versions(store)
         return store
 
+    def _share_versions(self, store: Store) -> None:
+        """Give a new connection the version list read once for the generation (it scans every node)."""
+        with self._lock:
+            if self._versions is None:
+                self._versions = store.versions()
+            store.use_versions(self._versions)
+
     def searcher(self):
-        """This thread's searcher, or None when the search service or the index is missing."""
-        if not hasattr(self._local, "searcher"):
-            self._local.searcher = _open_searcher(self.store(), self.path / INDEX_DIR)
-        return self._local.searcher
+        """The generation's searcher, or None when the search service or the index is missing.
+
+        One for all threads: kb.search.Searcher keeps a Whoosh searcher per thread itself, and opening
+        one reads the index's vocabulary and thesaurus (seconds on the full KB)."""
+        if self._searcher is _UNSET:
+            with self._searcher_lock:
+                if self._searcher is _UNSET:
+                    path = self.path / STORE_FILE
+                    if not path.exists():
+                        raise StoreError(f"{path}: missing; run `rulekb build`")
+                    shared = Store.open(str(path))  # read-only and serialised: safe across threads
+                    self._share_versions(shared)
+                    self._searcher = _open_searcher(shared, self.path / INDEX_DIR)
+        return self._searcher
 
     def report_failure(self, what: str, exc: Exception) -> None:
         """Log a service failure with its traceback once per generation, then one line each time."""
@@ -97,6 +121,8 @@ class KBState:
         self.home = Home(home)
         self._gens: OrderedDict[str, Generation] = OrderedDict()
         self._lock = threading.Lock()
+        self._warm_app = None
+        self.warmed = threading.Event()  # set when a warm-up finished (tests and benchmarks wait on it)
 
     def current(self) -> Generation:
         """The generation live now; a request keeps the one it started with."""
@@ -111,4 +137,17 @@ class KBState:
                 # Older generations stay referenced by in-flight requests only; drop ours.
                 while len(self._gens) > 2:
                     self._gens.popitem(last=False)
+                if self._warm_app is not None and len(self._gens) > 1:  # a rebuild was swapped in
+                    self._start_warmup()
             return gen
+
+    def warm_in_background(self, app) -> None:
+        """Warm the live generation now, and each one a rebuild swaps in later (see web.warmup)."""
+        self._warm_app = app
+        self._start_warmup()
+
+    def _start_warmup(self) -> None:
+        from web.warmup import warm
+
+        self.warmed.clear()
+        threading.Thread(target=warm, args=(self._warm_app, self), name="rulekb-warmup", daemon=True).start()

@@ -9,10 +9,20 @@ from flask import Blueprint, abort
 from kb import ruleid
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
-from web import services
-from web import moved, rulepage, toc, updates
+from web import moved, rulepage, services, toc, updates
 from web.fold import fold_history, runs
-from web.pages import RuleNotHere, arg, check_label, check_rule, clause_url, generation, store, twin, version, version_json
+from web.pages import (
+    RuleNotHere,
+    arg,
+    check_label,
+    check_rule,
+    clause_url,
+    generation,
+    store,
+    twin,
+    version,
+    version_json,
+)
 from web.text import excerpt, inline_diff, percent, reference_segments
 
 bp = Blueprint("rules", __name__)
