@@ -38,14 +38,14 @@ class Item:
     hash: str
     title: str
     text: str
-    examples: list[str]
+    examples: list[str] | str  # a JSON string until first needed
     parent: str | None
     position: int
     refs: list | str = field(default_factory=list, repr=False)
     heading: bool = False  # a title without text: rules, sections, titled clauses of old editions (217.6 Stack)
 
     def __post_init__(self) -> None:
-        self.heading = bool(self.title) and not self.text or not ruleid.is_clause(self.rule)
+        self.heading = bool(self.title) and not self.text or "." not in self.rule  # not ruleid.is_clause
 
     @property
     def section(self) -> str:
@@ -72,6 +72,8 @@ class Item:
 
     def display(self) -> str:
         """What a reader sees: title, text and examples, one per line."""
+        if isinstance(self.examples, str):  # stored JSON, decoded only when an item is compared
+            self.examples = json.loads(self.examples)
         return "\n".join(p for p in [self.title, self.text, *self.examples] if p)
 
 
@@ -139,8 +141,6 @@ def make_item(
     refs: list | str,
 ) -> Item:
     """An Item from stored columns (JSON strings accepted); features are computed when first needed."""
-    if isinstance(examples, str):
-        examples = json.loads(examples)
     return Item(rule, h, title, text, examples, parent, position, refs)
 
 
