@@ -56,7 +56,7 @@ def message(info: dict) -> str:
     rule, label = info["rule"], info["version"]
     head = f"{rule} は {info['game']}/{info['lang']} {label} にありません。"
     if info["now"]:
-        since = f"{info['now']['since']} から" if info["now"]["since"] else ""
+        since = f"{info['now']['since']} から " if info["now"]["since"] else ""
         return head + f"{since}{info['now']['rule']} に番号が変わっています。"
     if info["removed_in"]:
         return head + f"{info['removed_in']} で削除されました。"
