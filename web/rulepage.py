@@ -64,12 +64,12 @@ def _full(n: NodeRecord, v: VersionInfo, refs: References, heading: int) -> dict
 
 
 def citation(v: VersionInfo, rule: str) -> str:
-    """How a judge cites the clause: ``CR 509.1c (2026-01-16)``; Duel Masters ``総合ゲームルール 506.1 (Ver.1.48)``."""
+    """How a judge cites the clause: ``CR 509.1c (2026-01-16)`` (the edition's date, as in its URL);
+    Duel Masters ``総合ゲームルール 506.1 (Ver.1.48)``; an undated translation by its label."""
     if v.game == "dm":
         return f"総合ゲームルール {rule} (Ver.{v.label})"
-    dated = re.match(r"\d{8}", v.label) is not None  # an undated translation (5.5.0.0) is cited by its label
-    when = v.effective.isoformat() if v.effective and dated else v.label
-    return f"CR {rule} ({when})"
+    m = re.match(r"(\d{4})(\d{2})(\d{2})", v.label)
+    return f"CR {rule} ({m.group(1)}-{m.group(2)}-{m.group(3)})" if m else f"CR {rule} ({v.label})"
 
 
 def has_language(s: Store, game: str, lang: str) -> bool:
