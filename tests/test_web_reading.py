@@ -124,19 +124,23 @@ def test_diff_form_defaults_to_the_newest_update(client):
 
 
 def test_large_diff_shows_sections_then_parts_on_demand(home, monkeypatch):
-    monkeypatch.setattr(diffview, "LARGE", 2)
+    monkeypatch.setattr(diffview, "LARGE", 2)  # so that this small diff counts as large, and section 5 as big
     c = create_app(home, {"WARMUP": False}).test_client()
     summary = c.get("/api/diff/mtg/en/20231117/20240607").get_json()
     assert summary["large"] is True and summary["part"] is None
     assert all("inline" not in ch for ch in summary["changes"])  # no word-level diffs in the summary
     keys = [p["key"] for p in summary["parts"]]
-    assert "5" in keys and keys[-1] == "folded"
+    assert "509" in keys and "5" not in keys and keys[-1] == "folded"  # a big section: one part per rule
     html = c.get("/diff/mtg/en/20231117/20240607").get_data(as_text=True)
-    assert 'data-src="/diff/mtg/en/20231117/20240607?part=5"' in html and 'id="changes"' not in html
-    part = c.get("/api/diff/mtg/en/20231117/20240607?part=5").get_json()
-    assert part["part"] == "5" and part["changes"] and {ch["section"] for ch in part["changes"]} == {"5"}
+    assert 'data-src="/diff/mtg/en/20231117/20240607?part=509"' in html and 'id="changes"' not in html
+    part = c.get("/api/diff/mtg/en/20231117/20240607?part=509").get_json()
+    assert part["part"] == "509" and part["changes"]
+    assert all(ch["part"] == "509" and (ch["new_rule"] or ch["old_rule"]).startswith("509") for ch in part["changes"])
     assert all("inline" in ch for ch in part["changes"])
     assert c.get("/diff/mtg/en/20231117/20240607?part=8").status_code == 404
+    monkeypatch.setattr(diffview, "LARGE", 4)
+    parts = create_app(home, {"WARMUP": False}).test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()["parts"]
+    assert "5" in [p["key"] for p in parts]  # a section within bounds stays whole
 
 
 def test_diff_folds_editorial_changes_from_the_link_service(home, monkeypatch):
@@ -192,6 +196,11 @@ def test_contents_is_collapsible_and_filters(client):
     assert [n["rule"] for n in data["nodes"]] == ["5", "509", "509.1", "509.1a", "509.1c"]  # matches and ancestors
     html = page(client, "/mtg/ja/20231117.0/?q=戦闘ダメージ")
     assert "<details open>" in html and 'href="/mtg/ja/20231117.0/510"' in html and 'data-rule="509.1c"' not in html
+
+
+def test_glossary_filtered_by_language_keeps_counterparts(client):
+    terms = api(client, "/glossary?lang=en&q=blocking")["terms"]
+    assert [(t["term"], t["counterpart"]) for t in terms] == [("Blocking Creature", "ブロック・クリーチャー")]
 
 
 def test_glossary_says_when_it_is_empty(client):

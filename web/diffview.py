@@ -63,22 +63,32 @@ def _change(vo: VersionInfo, vn: VersionInfo, ch: dict) -> dict:
     out["reference_only"] = bool(ch.get("reference_only"))
     out["editorial"] = bool(ch.get("editorial"))
     out["section"] = (ch.get("new_rule") or ch.get("old_rule") or "?")[:1]
+    out["part"] = out["section"]  # a rule's id ("702") when its section is split
     return out
 
 
 def _parts(s: Store, vo: VersionInfo, vn: VersionInfo, changes: list[dict]) -> list[dict]:
-    """One part per section with changes to show (section titles from the new version), then the folded ones."""
+    """One part per section with changes to show (a section with more than ``LARGE``, one per rule), titled
+    from the new version, then the folded changes."""
     url = f"/diff/{vo.game}/{vo.lang}/{vo.label}/{vn.label}?part="
     by_section: dict[str, list[dict]] = {}
     for c in changes:
         if not c["folded"]:
             by_section.setdefault(c["section"], []).append(c)
+    groups: dict[str, list[dict]] = {}
+    for key, members in by_section.items():
+        if len(members) <= LARGE:
+            groups[key] = members
+            continue
+        for c in members:  # section 7 across the 2009 renumbering: hundreds of changes, one part per rule
+            c["part"] = (c.get("new_rule") or c.get("old_rule") or "?")[:3]
+            groups.setdefault(c["part"], []).append(c)
     parts = []
-    for key in sorted(by_section):
+    for key in sorted(groups, key=lambda k: (k[:1], len(k), k)):
         node = s.node(vn, key) or s.node(vo, key)
-        counts = {k: sum(1 for c in by_section[key] if c["kind"] == k) for k in fold.KINDS}
+        counts = {k: sum(1 for c in groups[key] if c["kind"] == k) for k in fold.KINDS}
         parts.append({"key": key, "title": node.title if node else "", "counts": counts,
-                      "total": len(by_section[key]), "url": url + key})  # fmt: skip
+                      "total": len(groups[key]), "url": url + key})  # fmt: skip
     n_folded = sum(1 for c in changes if c["folded"])
     if n_folded:
         parts.append({"key": "folded", "title": "表記・参照番号だけの変更", "counts": {}, "total": n_folded,
@@ -93,7 +103,7 @@ def part(s: Store, base: dict, vo: VersionInfo, vn: VersionInfo, key: str) -> di
     elif key == "folded":
         chosen = [c for c in base["changes"] if c["folded"]]
     else:
-        chosen = [c for c in base["changes"] if c["section"] == key and not c["folded"]]
+        chosen = [c for c in base["changes"] if c["part"] == key and not c["folded"]]
     texts = _Texts(s, vo, vn)
     changes = [texts.annotate(dict(c)) for c in chosen]
     groups, folded = fold.split_changes(changes)

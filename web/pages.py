@@ -50,7 +50,10 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
             ctx = view(**kwargs)
             if not isinstance(ctx, dict):  # a redirect or a ready response
                 return ctx
-            return render_template(template, **ctx)
+            # The page is a function of the generation and the URL: render it once (the contents of a
+            # version weigh 600 KB and took longer to render than to compute).
+            key = ("page-" + view.__name__, request.full_path)
+            return generation().cached(key, lambda: render_template(template, **ctx))
 
         @wraps(view)
         def api(**kwargs):

@@ -117,7 +117,11 @@ def glossary():
     q = arg("q", max_len=current_app.config["MAX_QUERY"])
     page = arg_int("page", 1, 1, 1000)
     per_page = arg_int("per_page", 100, 1, 500)
-    terms = generation().cached(("glossary", game, lang), lambda: glossary_terms(store(), game, lang))
+    # One merge of every term (the warm-up makes it); a game or language is a filter over it, which also
+    # keeps the Japanese counterpart of each English term.
+    terms = generation().cached(("glossary", None, None), lambda: glossary_terms(store(), None, None))
+    if game or lang:
+        terms = [t for t in terms if (not game or t["game"] == game) and (not lang or t["lang"] == lang)]
     if q:
         terms = [t for t in terms if matches(t, q)]
     start = (page - 1) * per_page
