@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kb import ruleid
+from kb import editorial, ruleid
 
 # A cited clause id (with an optional range tail) inside a reference's raw span.
 _CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
@@ -201,8 +201,12 @@ def inline_diff(old: str, new: str, japanese: bool | None = None) -> list[list[s
 
 
 # -- item differ ------------------------------------------------------------------------------
-def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict | None:
-    """One change for a matched pair or an unpaired item; None when nothing changed."""
+def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=None) -> dict | None:
+    """One change for a matched pair or an unpaired item; None when nothing changed.
+
+    ``editorial``: the wording changed but the clause says the same thing (kb.editorial; ``vocab``,
+    from ``kb.editorial.vocabulary``, lets it recognise typo fixes).
+    """
     if old is not None and new is not None:
         if old.rule == new.rule and old.hash == new.hash:
             return None
@@ -216,6 +220,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
             "reference_only": ref_only,
             "text_changed": changed and not ref_only and not typography,
             "typography_only": typography,
+            "editorial": changed and (typography or ref_only or editorial.classify_items(old, new, vocab) is not None),
         }  # fmt: skip
         if inline:
             change["inline"] = (
@@ -227,7 +232,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
     change = {
         "kind": "removed" if old else "added",
         "old_rule": old.rule if old else None, "new_rule": new.rule if new else None,
-        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False,
+        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False, "editorial": False,
     }  # fmt: skip
     if inline:
         change["inline"] = [["-" if old else "+", item.display()]]
@@ -248,4 +253,5 @@ def summarize(changes: list[dict]) -> dict:
     out["reference_only"] = sum(1 for c in changes if c["reference_only"])
     out["moved_unchanged"] = sum(1 for c in changes if c["kind"] == "moved" and not c["text_changed"])
     out["typography_only"] = sum(1 for c in changes if c["typography_only"])
+    out["editorial"] = sum(1 for c in changes if c["editorial"])
     return out

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb import diffparts, order
+from kb import diffparts, editorial, order
 from kb.diff import diff_items, forced_for, load_forced, load_items
 from kb.errors import NotFound
 from kb.store import Store, VersionInfo
@@ -19,7 +19,8 @@ from kb.store import Store, VersionInfo
 LINEAGE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS lineage(
     game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,
-    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL);
+    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL,
+    editorial INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
 CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
 """
@@ -75,8 +76,8 @@ def _pair_rows(
     if bridged is not None:  # a person's decisions win over the bridge
         decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
         forced = forced + [(o, n) for o, n in bridged if o not in decided_old and n not in decided_new]
-    changes = diff_items(load_items(store, old), load_items(store, new), forced,
-                         old_partial=old.partial, new_partial=new.partial, inline=False)  # fmt: skip
+    changes = diff_items(load_items(store, old), load_items(store, new), forced, old_partial=old.partial,
+                         new_partial=new.partial, inline=False, vocab=editorial.vocabulary(store))  # fmt: skip
     return [
         (
             old.game,
@@ -88,6 +89,7 @@ def _pair_rows(
             c["kind"],
             c["similarity"],
             int(c["reference_only"]),
+            int(c["editorial"]),
         )
         for c in changes
     ]
@@ -96,6 +98,9 @@ def _pair_rows(
 def build_lineage(store: Store, progress: Progress = None) -> dict:
     """Diff every adjacent pair of versions once and store the links; returns counts."""
     store.conn.executescript(LINEAGE_SCHEMA)
+    if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:
+        # a KB built before the column existed
+        store.conn.execute("ALTER TABLE lineage ADD COLUMN editorial INTEGER NOT NULL DEFAULT 0")
     store.conn.execute("DELETE FROM lineage")
     forced_entries = load_forced()
     pairs = [(a, b) for chain in _chains(store) for a, b in zip(chain, chain[1:], strict=False)]
@@ -104,7 +109,9 @@ def build_lineage(store: Store, progress: Progress = None) -> dict:
         if progress:
             progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
         batch = _pair_rows(a, b, forced_entries, store)
-        store.conn.executemany("INSERT INTO lineage VALUES(?,?,?,?,?,?,?,?,?)", batch)
+        store.conn.executemany(
+            "INSERT INTO lineage(game, lang, old_vid, new_vid, old_rule, new_rule, kind, similarity, reference_only,"
+            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)", batch)  # fmt: skip
         rows += len(batch)
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
@@ -134,7 +141,7 @@ def _memory_links(store: Store) -> dict:
         for chain in _chains(store):
             for a, b in zip(chain, chain[1:], strict=False):
                 for row in _pair_rows(a, b, forced_entries, store, bridge=False):
-                    _, _, ov, nv, o, n, kind, sim, ref = row
+                    _, _, ov, nv, o, n, kind, sim, ref, _ = row
                     if n:
                         links["back"][(nv, n)] = (kind, o, sim, ref)
                     if o:
@@ -235,19 +242,20 @@ def _item(store: Store, step: Step) -> diffparts.Item:
 def history(store: Store, game: str, lang: str, rule: str, *, version: str | None = None, inline: bool = True) -> dict:
     """DESIGN.md history JSON: created / edited / moved / removed events of one clause, oldest first."""
     steps, ends = thread(store, game, lang, rule, version)
-    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None}]
+    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None,
+               "editorial": False}]  # fmt: skip
     for a, b in zip(steps, steps[1:], strict=False):
         if a.rule == b.rule and a.hash == b.hash:
             continue
         old, new = _item(store, a), _item(store, b)
-        change = diffparts.describe(old, new, inline=inline)
+        change = diffparts.describe(old, new, inline=inline, vocab=editorial.vocabulary(store))
         assert change is not None
         events.append({"version": b.version.label, "kind": change.pop("kind"), "rule": b.rule, "old_rule": a.rule,
                        **{k: v for k, v in change.items() if k not in ("old_rule", "new_rule")}})  # fmt: skip
     if ends["removed"] is not None:
-        events.append(
-            {"version": ends["removed"].label, "kind": "removed", "rule": steps[-1].rule, "old_rule": steps[-1].rule}
-        )
+        last = steps[-1].rule
+        events.append({"version": ends["removed"].label, "kind": "removed", "rule": last, "old_rule": last,
+                       "editorial": False})  # fmt: skip
     return {
         "game": game, "lang": lang, "rule": rule, "events": events,
         "lineage": [{"version": s.version.label, "rule": s.rule} for s in steps],
