@@ -347,17 +347,19 @@ def carry(
 # -- what each update changed (read from the stored links) -------------------------------------------
 def update_counts(store: Store) -> dict[int, dict]:
     """For each version with a predecessor in its chain: that predecessor's id and how many clauses each
-    kind of change touched (``reference_only`` counts the edits of cited numbers alone). Empty without
-    stored lineage."""
+    kind of change touched (``reference_only``: edits of cited numbers alone; ``editorial``: wording-only
+    edits, reference-only ones included). Empty without stored lineage."""
     if not _has_table(store):
         return {}
     out: dict[int, dict] = {}
-    q = "SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only) FROM lineage GROUP BY old_vid, new_vid, kind"
-    for old_vid, new_vid, kind, n, ref_only in store.conn.execute(q):
+    q = ("SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), SUM(editorial) FROM lineage"
+         " GROUP BY old_vid, new_vid, kind")  # fmt: skip
+    for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
         entry = out.setdefault(new_vid, {"previous": old_vid, "added": 0, "removed": 0, "edited": 0, "moved": 0,
-                                         "reference_only": 0})  # fmt: skip
+                                         "reference_only": 0, "editorial": 0})  # fmt: skip
         entry[kind] = n
         entry["reference_only"] += ref_only or 0
+        entry["editorial"] += wording or 0
     return out
 
 
@@ -366,8 +368,13 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
     if not _has_table(store):
         return []
     rows = store.conn.execute(
-        "SELECT kind, old_rule, new_rule, similarity, reference_only FROM lineage WHERE new_vid=?", (new_vid,)
+        "SELECT kind, old_rule, new_rule, similarity, reference_only, editorial FROM lineage WHERE new_vid=?",
+        (new_vid,),
     )
-    changes = [{"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref)}
-               for k, o, n, sim, ref in rows]  # fmt: skip
+    changes = [{"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref),
+                "editorial": bool(ed)} for k, o, n, sim, ref, ed in rows]  # fmt: skip
     return diffparts.sort_changes(changes)
+
+
+def _has_editorial(store: Store) -> bool:
+    return any(row[1] == "editorial" for row in store.conn.execute("PRAGMA table_info(lineage)"))

@@ -98,6 +98,7 @@ def test_warm_up_prepares_the_first_requests(home):
     newest = store.get_version("mtg", "en", "20240607")
     hashes = {h for (h,) in store.conn.execute("SELECT hash FROM nodes WHERE version_id=?", (newest.id,))}
     assert hashes <= set(diffparts._feature_cache)  # the newest edition is ready to be compared
+    assert getattr(store, "_editorial_vocabulary", None)  # the editorial word counts: read once, shared
 
 
 def test_threads_share_one_searcher(home):

@@ -78,3 +78,7 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
 
 def prepare_diff(store: Store, version: VersionInfo) -> int:
     return _call("kb.diff", "prepare", store, version)
+
+
+def editorial_vocabulary(store: Store):
+    return _call("kb.editorial", "vocabulary", store)

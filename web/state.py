@@ -23,6 +23,7 @@ HEAVY = {"diff", "align", "contents", "glossary", "tests"}
 HEAVY |= {f"page-{kind}" for kind in HEAVY}
 # Rendered pages ("page-<view>", keyed by URL) of the other views: a clause page weighs some 30 KB.
 CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
+EDITORIAL_VOCABULARY = "_editorial_vocabulary"  # where kb.editorial.vocabulary caches itself on a store
 
 
 _UNSET = object()
@@ -41,6 +42,8 @@ class Generation:
         self._searcher: Any = _UNSET
         self._failed: set[str] = set()
         self._versions = None
+        self._shared: dict[str, Any] = {}
+        self._stores: list[Store] = []
 
     def store(self) -> Store:
         """This thread's read-only connection (sqlite connections are not shared across threads)."""
@@ -54,11 +57,23 @@ class Generation:
         return store
 
     def _share_versions(self, store: Store) -> None:
-        """Give a new connection the version list read once for the generation (it scans every node)."""
+        """Give a new connection what is read once for the generation: the version list (a scan of every
+        node) and whatever ``share`` was given."""
         with self._lock:
             if self._versions is None:
                 self._versions = store.versions()
             store.use_versions(self._versions)
+            for name, value in self._shared.items():
+                setattr(store, name, value)
+            self._stores.append(store)
+
+    def share(self, name: str, value: Any) -> None:
+        """Set an attribute a service caches on a store (kb.editorial's word counts: a scan of every text)
+        on every connection of this generation, present and future."""
+        with self._lock:
+            self._shared[name] = value
+            for store in self._stores:
+                setattr(store, name, value)
 
     def searcher(self):
         """The generation's searcher, or None when the search service or the index is missing.

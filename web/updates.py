@@ -7,7 +7,7 @@ neither page runs a diff.
 from __future__ import annotations
 
 from kb.store import Store, VersionInfo
-from web import services
+from web import fold, services
 from web.fold import KINDS
 from web.pages import clause_url, version_json
 
@@ -38,7 +38,8 @@ def versions_with_changes(s: Store) -> list[dict]:
         if prev is not None:
             changed = {k: c[k] for k in KINDS}
             row["update"] = {"previous": prev.label, "diff_url": diff_url(prev, v), **changed,
-                             "reference_only": c["reference_only"], "total": sum(changed.values())}  # fmt: skip
+                             "reference_only": c["reference_only"], "editorial": c["editorial"],
+                             "total": sum(changed.values())}  # fmt: skip
         rows.append(row)
     return rows
 
@@ -59,10 +60,12 @@ def latest(s: Store) -> list[dict]:
             changes = services.update_changes(s, v.id)
         except services.Unavailable:
             changes = []
-        shown = [ch for ch in changes if not ch["reference_only"] and not (ch["kind"] == "moved" and ch["similarity"] >= 1)]
+        shown = [
+            ch for ch in changes if not fold.is_folded(ch) and not (ch["kind"] == "moved" and ch["similarity"] >= 1)
+        ]
         cards.append({
             "old": version_json(prev), "new": version_json(v), "diff_url": diff_url(prev, v),
-            "counts": {k: c[k] for k in KINDS} | {"reference_only": c["reference_only"]},
+            "counts": {k: c[k] for k in KINDS} | {"reference_only": c["reference_only"], "editorial": c["editorial"]},
             "changes": [_link(prev, v, ch) for ch in shown[:LATEST_SHOWN]], "more": max(0, len(shown) - LATEST_SHOWN),
         })  # fmt: skip
     return cards
@@ -72,4 +75,9 @@ def _link(old: VersionInfo, new: VersionInfo, ch: dict) -> dict:
     removed = ch["kind"] == "removed"
     rule = ch["old_rule"] if removed else ch["new_rule"]
     v = old if removed else new
-    return {"kind": ch["kind"], "rule": rule, "old_rule": ch["old_rule"], "url": clause_url(v.game, v.lang, v.label, rule)}
+    return {
+        "kind": ch["kind"],
+        "rule": rule,
+        "old_rule": ch["old_rule"],
+        "url": clause_url(v.game, v.lang, v.label, rule),
+    }

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import time
 
+from web.state import EDITORIAL_VOCABULARY
+
 log = logging.getLogger(__name__)
 
 PAGES = (
@@ -28,6 +30,9 @@ def warm(app, state) -> None:
     started = time.perf_counter()
     try:
         gen = state.current()
+        from web import services
+
+        gen.share(EDITORIAL_VOCABULARY, services.editorial_vocabulary(gen.store()))  # one scan for all threads
         client = app.test_client()
         for url in PAGES:
             client.get(url, headers={"Accept-Encoding": "br, gzip"})  # the compressed front page is cached too
@@ -35,8 +40,6 @@ def warm(app, state) -> None:
         newest = {(v.game, v.lang): v for v in store.versions() if not v.partial}
         for v in newest.values():
             client.get(f"/{v.game}/{v.lang}/{v.label}/")
-        from web import services
-
         for v in newest.values():
             services.prepare_diff(store, v)
         log.info("warmed %s in %.1f s", gen.name, time.perf_counter() - started)
