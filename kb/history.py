@@ -352,7 +352,8 @@ def update_counts(store: Store) -> dict[int, dict]:
     if not _has_table(store):
         return {}
     out: dict[int, dict] = {}
-    q = ("SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), SUM(editorial) FROM lineage"
+    wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
+    q = (f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
          " GROUP BY old_vid, new_vid, kind")  # fmt: skip
     for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
         entry = out.setdefault(new_vid, {"previous": old_vid, "added": 0, "removed": 0, "edited": 0, "moved": 0,
@@ -367,8 +368,9 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
     """The stored changes that lead into version ``new_vid`` from its predecessor, in document order."""
     if not _has_table(store):
         return []
+    wording = "editorial" if _has_editorial(store) else "0"
     rows = store.conn.execute(
-        "SELECT kind, old_rule, new_rule, similarity, reference_only, editorial FROM lineage WHERE new_vid=?",
+        f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",
         (new_vid,),
     )
     changes = [{"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref),
