@@ -36,11 +36,11 @@ PAGES = [
     ("diff 2024→2025", "/diff/mtg/en/20240607/20250207"),
     ("diff 2008→2026 *", "/diff/mtg/en/20081001/20260116"),
     ("diff 1999→2026 *", "/diff/mtg/en/19990423/20260116"),
-    ("diff part (sec. 7)", "/diff/mtg/en/20081001/20260116?part=7"),
+    ("diff part (rule 702)", "/diff/mtg/en/20081001/20260116?part=702"),
     ("align ja↔en", "/align/mtg/ja/20260116.0/en/20260116"),
     ("article", "/articles"),
 ]
-LONG = {"diff 2008→2026 *", "diff 1999→2026 *", "diff part (sec. 7)"}  # across more than 10 years
+LONG = {"diff 2008→2026 *", "diff 1999→2026 *", "diff part (rule 702)"}  # across more than 10 years
 
 SERVER = """
 import sys

@@ -194,10 +194,13 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
                      if re.sub(r"\s+", "", x) == re.sub(r"\s+", "", y)), None)  # fmt: skip
         return [same] if same else None
     reasons: list[str] = []
-    prev = _differing(_WORDS.findall(old.lower()), _WORDS.findall(new.lower()))
+    aw, bw = _WORDS.findall(old.lower()), _WORDS.findall(new.lower())
+    prev = differ = _differing(aw, bw)
     for (why, x), (_, y) in zip(a_stages, b_stages, strict=True):
-        aw, bw = _WORDS.findall(x), _WORDS.findall(y)
-        differ = _differing(aw, bw)
+        words = _WORDS.findall(x), _WORDS.findall(y)
+        if words != (aw, bw):  # a stage that changed no word leaves the count as it was: no new alignment
+            aw, bw = words
+            differ = _differing(aw, bw)
         if differ < prev or (why == "typography" and differ == 0):
             reasons.append(why)
         prev = differ
