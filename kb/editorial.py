@@ -195,12 +195,14 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
         return [same] if same else None
     reasons: list[str] = []
     aw, bw = _WORDS.findall(old.lower()), _WORDS.findall(new.lower())
-    prev = differ = _differing(aw, bw)
+    ops = _opcodes(aw, bw)
+    prev = differ = _count(ops)
     for (why, x), (_, y) in zip(a_stages, b_stages, strict=True):
         words = _WORDS.findall(x), _WORDS.findall(y)
         if words != (aw, bw):  # a stage that changed no word leaves the count as it was: no new alignment
             aw, bw = words
-            differ = _differing(aw, bw)
+            ops = _opcodes(aw, bw)
+            differ = _count(ops)
         if differ < prev or (why == "typography" and differ == 0):
             reasons.append(why)
         prev = differ
@@ -208,7 +210,7 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
             return reasons
     rare = None if vocab is None else (lambda w: vocab.get(w, 0) <= 3)
     ungendered = len(_GENDERED_ANY.findall(old.lower())) > len(_GENDERED_ANY.findall(new.lower()))
-    for tag, i1, i2, j1, j2 in _opcodes(aw, bw):
+    for tag, i1, i2, j1, j2 in ops:  # the alignment of the last stage's words
         if tag == "equal":
             continue
         why = _explained(aw[i1:i2], bw[j1:j2], rare, ungendered)
@@ -218,8 +220,9 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
     return list(dict.fromkeys(reasons))
 
 
-def _differing(a: list[str], b: list[str]) -> int:
-    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in _opcodes(a, b) if tag != "equal")
+def _count(ops: list[tuple[str, int, int, int, int]]) -> int:
+    """Words that differ in an alignment."""
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in ops if tag != "equal")
 
 
 def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]:
