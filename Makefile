@@ -8,6 +8,9 @@ export RULEKB_HOME ?= $(CURDIR)/.rulekb
 
 .PHONY: run test bench lint browser-deps clean
 
+AXE_VERSION := 4.14.1
+AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
+
 $(BIN)/rulekb: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -25,8 +28,15 @@ browser-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium fonts-noto-cjk >/dev/null; \
 	fi
 
+## axe-core (the accessibility checker the browser tests inject), from the npm registry; not committed.
+$(AXE):
+	rm -rf tests/.deps/axe-tmp && mkdir -p tests/.deps/axe-tmp
+	cd tests/.deps/axe-tmp && npm pack --silent axe-core@$(AXE_VERSION) >/dev/null && tar xzf axe-core-$(AXE_VERSION).tgz
+	mkdir -p $(dir $(AXE)) && mv tests/.deps/axe-tmp/package/axe.min.js tests/.deps/axe-tmp/package/LICENSE $(dir $(AXE))
+	rm -rf tests/.deps/axe-tmp
+
 ## Lint, then the whole test suite (unit, end-to-end CLI, browser).
-test: $(BIN)/rulekb browser-deps
+test: $(BIN)/rulekb browser-deps $(AXE)
 	$(BIN)/ruff check kb ingest web tests bench
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
@@ -39,4 +49,4 @@ bench: $(BIN)/rulekb
 	$(BIN)/python bench/web.py
 
 clean:
-	rm -rf $(VENV) .rulekb .pytest_cache tests/artifacts
+	rm -rf $(VENV) .rulekb .pytest_cache tests/artifacts tests/.deps

@@ -1,12 +1,18 @@
-"""Load the web app on loopback: concurrent clients against search, clause and diff pages.
+"""The web app on loopback: each page kind cold and warm with its bytes on the wire, or under load.
 
-    python bench/web.py [--clients 50] [--duration 30] [--home DIR] [--threads 8]
+    python bench/web.py [--home DIR] [--rounds 3]                 # page kinds (default)
+    python bench/web.py --load [--clients 50] [--duration 30] [--home DIR] [--threads 8]
 
-Without ``--home`` it builds the bundled corpus plus two English editions (2023-11-17, 2024-06-07)
-into a temporary home. The server runs under waitress in its own process (so the clients do not
-share its interpreter lock); each client keeps one HTTP/1.1 connection and sends requests back to
-back (a closed loop, no think time). Prints requests/s, p50/p95 latency per page kind, and errors.
-Targets: 0 errors, search p95 under 150 ms.
+Page kinds (``bench/webpages.py``): the server runs in its own process on the full KB (``--home``,
+else ``$RULEKB_HOME``, else the bundled corpus built into a temporary home); each round starts a new
+process, waits for its warm-up, then asks every URL once (cold: nothing of that page computed yet)
+and ten times more (warm). Prints medians over the rounds, the cold/warm ratio, the bytes sent plain,
+gzip and brotli, and what the first requests cost without the warm-up. Targets: every page kind
+under 300 ms cold, diffs across more than 10 years under 600 ms.
+
+Load: each client keeps one HTTP/1.1 connection and sends requests back to back (a closed loop, no
+think time); without ``--home`` it serves the bundled seeds plus two English editions. Prints
+requests/s, p50/p95 latency per page kind, and errors. Targets: 0 errors, search p95 under 150 ms.
 """
 
 from __future__ import annotations
@@ -126,12 +132,19 @@ def pct(values: list[float], p: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--home", help="a built data home (default: build one in a temporary directory)")
+    ap.add_argument("--load", action="store_true", help="concurrent clients instead of page kinds cold and warm")
+    ap.add_argument("--rounds", type=int, default=3, help="page kinds: fresh server processes to take medians over")
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--duration", type=float, default=30.0, help="seconds of load (after a warm-up pass)")
     ap.add_argument("--threads", type=int, default=8, help="waitress worker threads")
     ap.add_argument("--unique-searches", action="store_true",
                     help="make (almost) every search new, so the per-generation result cache rarely helps")
     args = ap.parse_args()
+    if not args.load:
+        from webpages import run_pages  # bench/webpages.py, beside this script
+
+        run_pages(args.home, args.rounds)
+        return
     home = Path(args.home) if args.home else prepare_home()
     try:
         run(home, args)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from urllib.parse import unquote
+from urllib.parse import quote, unquote
 
 from bs4 import BeautifulSoup, Tag
 
@@ -26,6 +26,7 @@ from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Section
 
 NAME = "mtgwiki"
 PROVENANCE = "wiki-quote"
+WIKI = "https://mtgwiki.com/wiki/"  # where a page title lives
 
 _QUOTE_HEAD = re.compile(r"^引用\s*[：:]\s*総合ルール\s*(\d{8}\.\d{1,2}|\S+)")
 _BULLET = re.compile(r"^(\s*)[•・*]\s*(.*)$")
@@ -78,9 +79,11 @@ def parse(text: str, hints: Hints) -> ParseResult:
     """Read one article and the rules it quotes."""
     if re.search(r"(?i)<(?:!doctype html|html|body|div)\b", text[:6000]):
         blocks, links = _html_blocks(text)
+        canonical = re.search(r"""<link[^>]+rel=["']canonical["'][^>]+href=["'](https?://[^"']+)""", text[:20000])
+        url = canonical.group(1) if canonical else ""
     else:
-        blocks, links = _text_blocks(text), []
-    return _Builder(hints, links).build(blocks)
+        blocks, links, url = _text_blocks(text), [], ""
+    return _Builder(hints, links, url).build(blocks)
 
 
 # --- rendered text ------------------------------------------------------------------------------
@@ -210,8 +213,9 @@ def _link_title(a: Tag) -> str:
 class _Builder:
     """Read blocks into the article and the partial versions its quotes belong to."""
 
-    def __init__(self, hints: Hints, links: list[str]) -> None:
+    def __init__(self, hints: Hints, links: list[str], url: str = "") -> None:
         self.hints = hints
+        self.url = url
         self.article = Article(title="", game="mtg", lang="ja", links=list(links))
         self.sections: list[Section] = []
         self.lead: list[str] = []
@@ -233,7 +237,9 @@ class _Builder:
         quoted = [n.rule for v in self.versions.values() for n in v.nodes if ruleid.is_clause(n.rule)]
         art.cites = list(dict.fromkeys(quoted + [r.rule for r in find_references(art.text)]))
         art.cites_version = next(iter(self.versions), "")
-        art.extra = {"cards": self.cards, "history": self.history, "terms": self.terms}
+        # the lead (text before the first heading) and where the page lives, for readers of the article
+        art.extra = {"cards": self.cards, "history": self.history, "terms": self.terms, "lead": "\n".join(self.lead),
+                     "url": self.url or WIKI + quote(art.title.replace(" ", "_")), "wiki": WIKI}  # fmt: skip
         for version in self.versions.values():
             version.nodes.sort(key=lambda n: ruleid.sort_key(n.rule))  # quotes are excerpts, in any order
             version.terms = [t for n in version.nodes for t in harvest_terms(n.text, rule=n.rule, line=n.line)]

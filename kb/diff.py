@@ -5,7 +5,7 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from kb import diffparts, matcher
+from kb import diffparts, editorial, matcher
 from kb.diffparts import Item
 from kb.errors import InputError
 from kb.store import Store, VersionInfo
@@ -60,8 +60,11 @@ def diff_items(
     old_partial: bool = False,
     new_partial: bool = False,
     inline: bool = True,
+    vocab=None,
 ) -> list[dict]:
-    """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know."""
+    """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know.
+
+    ``vocab`` (``kb.editorial.vocabulary``) lets the editorial test recognise typo fixes."""
     m = matcher.match(old, new, forced)
     changes = []
     for o in old:
@@ -70,7 +73,7 @@ def diff_items(
             if not new_partial:
                 changes.append(diffparts.describe(o, None, inline=inline))
             continue
-        c = diffparts.describe(o, m.new_by_rule[n_rule], inline=inline)
+        c = diffparts.describe(o, m.new_by_rule[n_rule], inline=inline, vocab=vocab)
         if c is not None:
             changes.append(c)
     if not old_partial:
@@ -93,9 +96,17 @@ def diff_versions(
     new_v = store.get_version(game, lang, new_label)
     if forced is None:
         forced = forced_for(game, lang, old_v.label, new_v.label)
-    changes = diff_items(load_items(store, old_v), load_items(store, new_v), forced,
-                         old_partial=old_v.partial, new_partial=new_v.partial, inline=inline)  # fmt: skip
+    changes = diff_items(load_items(store, old_v), load_items(store, new_v), forced, old_partial=old_v.partial,
+                         new_partial=new_v.partial, inline=inline, vocab=editorial.vocabulary(store))  # fmt: skip
     return {
         "game": game, "lang": lang, "old": old_v.label, "new": new_v.label,
         "changes": changes, "summary": diffparts.summarize(changes),
     }  # fmt: skip
+
+
+def prepare(store: Store, version: VersionInfo) -> int:
+    """Compute the comparison features of every item of a version now (a server warming up); returns the count."""
+    items = load_items(store, version)
+    for item in items:
+        item.tokens  # noqa: B018 - computed and cached per content hash on first use
+    return len(items)

@@ -7,12 +7,13 @@ item) as a change and order the changes. Each part can be swapped or tested on i
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kb import ruleid
+from kb import editorial, ruleid
 
 # A cited clause id (with an optional range tail) inside a reference's raw span.
 _CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
@@ -20,36 +21,59 @@ _WORD = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?")
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uff66-\uff9f]")
 _INLINE_EN = re.compile(r"\s+|\w+(?:['’]\w+)?\s*|[^\w\s]\s*")  # a word keeps its trailing space
 REF_MARK = "§"
-_TYPO = str.maketrans({"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "})
+_TYPO = {"’": "'", "‘": "'", "“": '"', "”": '"', "–": "-", "—": "-", "\u00a0": " "}
+_SPACES = re.compile(r"[ \t\u3000]{2,}|[\t\u3000]")  # a lone space stays as it is
 
 
 @dataclass(eq=False)
 class Item:
-    """One clause or heading of a version, reduced to what comparing needs."""
+    """One clause or heading of a version, reduced to what comparing needs.
+
+    The comparison features (masked, plain, tokens, japanese) are computed on first use and cached
+    per content hash: a diff of adjacent editions pairs most clauses by id and hash alone and never
+    needs them.
+    """
 
     rule: str
     hash: str
     title: str
     text: str
-    examples: list[str]
+    examples: list[str] | str  # a JSON string until first needed
     parent: str | None
     position: int
-    masked: str = ""  # plain text with cited rule numbers replaced by REF_MARK
-    plain: str = ""  # display text with typography normalised (quotes, dashes, spaces)
-    tokens: frozenset = field(default_factory=frozenset)
-    japanese: bool = False
+    refs: list | str = field(default_factory=list, repr=False)
+    heading: bool = False  # a title without text: rules, sections, titled clauses of old editions (217.6 Stack)
+
+    def __post_init__(self) -> None:
+        self.heading = bool(self.title) and not self.text or "." not in self.rule  # not ruleid.is_clause
 
     @property
     def section(self) -> str:
         return self.rule.split(".")[0][:1] if self.rule else ""
 
-    @property
-    def heading(self) -> bool:
-        """A title without text: rules and sections, and the titled clauses of old editions (217.6 Stack)."""
-        return bool(self.title) and not self.text or not ruleid.is_clause(self.rule)
+    # cached_property: after the first use an attribute read costs what a plain field costs
+    @functools.cached_property
+    def masked(self) -> str:
+        """Plain text with cited rule numbers replaced by REF_MARK."""
+        return _features(self)[0]
+
+    @functools.cached_property
+    def tokens(self) -> frozenset:
+        return _features(self)[1]
+
+    @functools.cached_property
+    def japanese(self) -> bool:
+        return _features(self)[2]
+
+    @functools.cached_property
+    def plain(self) -> str:
+        """Display text with typography normalised (quotes, dashes, spaces)."""
+        return _features(self)[3]
 
     def display(self) -> str:
         """What a reader sees: title, text and examples, one per line."""
+        if isinstance(self.examples, str):  # stored JSON, decoded only when an item is compared
+            self.examples = json.loads(self.examples)
         return "\n".join(p for p in [self.title, self.text, *self.examples] if p)
 
 
@@ -61,7 +85,11 @@ def is_japanese(text: str) -> bool:
 
 def plain_text(text: str) -> str:
     """Text with typography normalised: curly quotes, dashes and runs of spaces compare equal."""
-    return re.sub(r"[ \t\u3000]+", " ", unicodedata.normalize("NFKC", text).translate(_TYPO)).strip()
+    text = unicodedata.normalize("NFKC", text)
+    for typo, straight in _TYPO.items():  # str.replace per character is many times faster than str.translate
+        if typo in text:
+            text = text.replace(typo, straight)
+    return _SPACES.sub(" ", text).strip()
 
 
 def mask_references(text: str, raws: list[str]) -> str:
@@ -78,10 +106,28 @@ def tokenize(text: str, japanese: bool) -> frozenset:
         s = re.sub(r"\s+", "", text)
         return frozenset(s[i : i + 2] for i in range(len(s) - 1)) or frozenset([s])
     words = _WORD.findall(text.lower().replace("’", "'"))
-    return frozenset(words) | frozenset(a + " " + b for a, b in zip(words, words[1:], strict=False))
+    return frozenset(words).union(map(" ".join, zip(words, words[1:], strict=False)))
 
 
 _feature_cache: dict[str, tuple[str, frozenset, bool, str]] = {}
+
+
+def _features(item: Item) -> tuple[str, frozenset, bool, str]:
+    """(masked, tokens, japanese, plain) of an item, cached per content hash."""
+    cached = _feature_cache.get(item.hash)
+    if cached is None:
+        refs = json.loads(item.refs) if isinstance(item.refs, str) else item.refs
+        raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
+        body = item.display()
+        japanese = is_japanese(body)
+        plain = plain_text(body)
+        cited = mask_references(body, raws)
+        masked = plain if cited == body else plain_text(cited)
+        cached = (masked, tokenize(masked, japanese), japanese, plain)
+        if len(_feature_cache) > 200_000:
+            _feature_cache.clear()
+        _feature_cache[item.hash] = cached
+    return cached
 
 
 def make_item(
@@ -94,23 +140,8 @@ def make_item(
     examples: list[str] | str,
     refs: list | str,
 ) -> Item:
-    """An Item from stored columns (JSON strings accepted); features are cached per content hash."""
-    if isinstance(examples, str):
-        examples = json.loads(examples)
-    cached = _feature_cache.get(h)
-    if cached is None:
-        if isinstance(refs, str):
-            refs = json.loads(refs)
-        raws = [r["raw"] if isinstance(r, dict) else r.raw for r in refs]
-        body = "\n".join(p for p in [title, text, *examples] if p)
-        japanese = is_japanese(body)
-        masked = plain_text(mask_references(body, raws))
-        cached = (masked, tokenize(masked, japanese), japanese, plain_text(body))
-        if len(_feature_cache) > 200_000:
-            _feature_cache.clear()
-        _feature_cache[h] = cached
-    masked, tokens, japanese, plain = cached
-    return Item(rule, h, title, text, examples, parent, position, masked, plain, tokens, japanese)
+    """An Item from stored columns (JSON strings accepted); features are computed when first needed."""
+    return Item(rule, h, title, text, examples, parent, position, refs)
 
 
 def similarity(a: Item, b: Item) -> float:
@@ -170,8 +201,12 @@ def inline_diff(old: str, new: str, japanese: bool | None = None) -> list[list[s
 
 
 # -- item differ ------------------------------------------------------------------------------
-def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict | None:
-    """One change for a matched pair or an unpaired item; None when nothing changed."""
+def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=None) -> dict | None:
+    """One change for a matched pair or an unpaired item; None when nothing changed.
+
+    ``editorial``: the wording changed but the clause says the same thing (kb.editorial; ``vocab``,
+    from ``kb.editorial.vocabulary``, lets it recognise typo fixes).
+    """
     if old is not None and new is not None:
         if old.rule == new.rule and old.hash == new.hash:
             return None
@@ -185,6 +220,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
             "reference_only": ref_only,
             "text_changed": changed and not ref_only and not typography,
             "typography_only": typography,
+            "editorial": changed and (typography or ref_only or editorial.classify_items(old, new, vocab) is not None),
         }  # fmt: skip
         if inline:
             change["inline"] = (
@@ -196,7 +232,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True) -> dict
     change = {
         "kind": "removed" if old else "added",
         "old_rule": old.rule if old else None, "new_rule": new.rule if new else None,
-        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False,
+        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False, "editorial": False,
     }  # fmt: skip
     if inline:
         change["inline"] = [["-" if old else "+", item.display()]]
@@ -217,4 +253,5 @@ def summarize(changes: list[dict]) -> dict:
     out["reference_only"] = sum(1 for c in changes if c["reference_only"])
     out["moved_unchanged"] = sum(1 for c in changes if c["kind"] == "moved" and not c["text_changed"])
     out["typography_only"] = sum(1 for c in changes if c["typography_only"])
+    out["editorial"] = sum(1 for c in changes if c["editorial"])
     return out

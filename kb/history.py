@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from kb import diffparts, editions
+from kb import diffparts, editions, editorial
 from kb.diff import diff_items, forced_for, load_forced, load_items
 from kb.errors import NotFound
 from kb.store import Store, VersionInfo
@@ -19,7 +19,8 @@ from kb.store import Store, VersionInfo
 LINEAGE_SCHEMA = """
 CREATE TABLE IF NOT EXISTS lineage(
     game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,
-    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL);
+    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL,
+    editorial INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
 CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
 """
@@ -41,11 +42,11 @@ def _chains(store: Store) -> list[list[VersionInfo]]:
 
 def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
     forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
-    changes = diff_items(load_items(store, old), load_items(store, new), forced,
-                         old_partial=old.partial, new_partial=new.partial, inline=False)  # fmt: skip
+    changes = diff_items(load_items(store, old), load_items(store, new), forced, old_partial=old.partial,
+                         new_partial=new.partial, inline=False, vocab=editorial.vocabulary(store))
     return [
         (old.game, old.lang, old.id, new.id, c["old_rule"], c["new_rule"], c["kind"], c["similarity"],
-         int(c["reference_only"]))
+         int(c["reference_only"]), int(c["editorial"]))
         for c in changes
     ]  # fmt: skip
 
@@ -53,6 +54,9 @@ def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], s
 def build_lineage(store: Store, progress: Progress = None) -> dict:
     """Diff every adjacent pair of versions once and store the links; returns counts."""
     store.conn.executescript(LINEAGE_SCHEMA)
+    if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:
+        # a KB built before the column existed
+        store.conn.execute("ALTER TABLE lineage ADD COLUMN editorial INTEGER NOT NULL DEFAULT 0")
     store.conn.execute("DELETE FROM lineage")
     forced_entries = load_forced()
     pairs = [(a, b) for chain in _chains(store) for a, b in zip(chain, chain[1:], strict=False)]
@@ -61,7 +65,9 @@ def build_lineage(store: Store, progress: Progress = None) -> dict:
         if progress:
             progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
         batch = _pair_rows(a, b, forced_entries, store)
-        store.conn.executemany("INSERT INTO lineage VALUES(?,?,?,?,?,?,?,?,?)", batch)
+        store.conn.executemany(
+            "INSERT INTO lineage(game, lang, old_vid, new_vid, old_rule, new_rule, kind, similarity, reference_only,"
+            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)", batch)  # fmt: skip
         rows += len(batch)
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
@@ -91,7 +97,7 @@ def _memory_links(store: Store) -> dict:
         for chain in _chains(store):
             for a, b in zip(chain, chain[1:], strict=False):
                 for row in _pair_rows(a, b, forced_entries, store):
-                    _, _, ov, nv, o, n, kind, sim, ref = row
+                    _, _, ov, nv, o, n, kind, sim, ref, _ = row
                     if n:
                         links["back"][(nv, n)] = (kind, o, sim, ref)
                     if o:
@@ -225,19 +231,20 @@ def _item(store: Store, step: Step) -> diffparts.Item:
 def history(store: Store, game: str, lang: str, rule: str, *, version: str | None = None, inline: bool = True) -> dict:
     """DESIGN.md history JSON: created / edited / moved / removed events of one clause, oldest first."""
     steps, ends = thread(store, game, lang, rule, version)
-    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None}]
+    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None,
+               "editorial": False}]  # fmt: skip
     for a, b in zip(steps, steps[1:], strict=False):
         if a.rule == b.rule and a.hash == b.hash:
             continue
         old, new = _item(store, a), _item(store, b)
-        change = diffparts.describe(old, new, inline=inline)
+        change = diffparts.describe(old, new, inline=inline, vocab=editorial.vocabulary(store))
         assert change is not None
         events.append({"version": b.version.label, "kind": change.pop("kind"), "rule": b.rule, "old_rule": a.rule,
                        **{k: v for k, v in change.items() if k not in ("old_rule", "new_rule")}})  # fmt: skip
     if ends["removed"] is not None:
-        events.append(
-            {"version": ends["removed"].label, "kind": "removed", "rule": steps[-1].rule, "old_rule": steps[-1].rule}
-        )
+        last = steps[-1].rule
+        events.append({"version": ends["removed"].label, "kind": "removed", "rule": last, "old_rule": last,
+                       "editorial": False})  # fmt: skip
     return {
         "game": game, "lang": lang, "rule": rule, "events": events,
         "lineage": [{"version": s.version.label, "rule": s.rule} for s in steps],
@@ -340,3 +347,41 @@ def carry(
             elif now not in held and not b.partial:
                 cur[r] = None
     return cur
+
+
+# -- what each update changed (read from the stored links) -------------------------------------------
+def update_counts(store: Store) -> dict[int, dict]:
+    """For each version with a predecessor in its chain: that predecessor's id and how many clauses each
+    kind of change touched (``reference_only``: edits of cited numbers alone; ``editorial``: wording-only
+    edits, reference-only ones included). Empty without stored lineage."""
+    if not _has_table(store):
+        return {}
+    out: dict[int, dict] = {}
+    wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
+    q = (f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
+         " GROUP BY old_vid, new_vid, kind")  # fmt: skip
+    for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
+        entry = out.setdefault(new_vid, {"previous": old_vid, "added": 0, "removed": 0, "edited": 0, "moved": 0,
+                                         "reference_only": 0, "editorial": 0})  # fmt: skip
+        entry[kind] = n
+        entry["reference_only"] += ref_only or 0
+        entry["editorial"] += wording or 0
+    return out
+
+
+def update_changes(store: Store, new_vid: int) -> list[dict]:
+    """The stored changes that lead into version ``new_vid`` from its predecessor, in document order."""
+    if not _has_table(store):
+        return []
+    wording = "editorial" if _has_editorial(store) else "0"
+    rows = store.conn.execute(
+        f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",
+        (new_vid,),
+    )
+    changes = [{"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref),
+                "editorial": bool(ed)} for k, o, n, sim, ref, ed in rows]  # fmt: skip
+    return diffparts.sort_changes(changes)
+
+
+def _has_editorial(store: Store) -> bool:
+    return any(row[1] == "editorial" for row in store.conn.execute("PRAGMA table_info(lineage)"))

@@ -161,27 +161,71 @@ def _headings_by_votes(m: Matching) -> int:
     return _greedy(m, scored)
 
 
-def _global(m: Matching) -> int:
+class _FreeIndex:
+    """Feature counts and an inverted index over the new items still free, kept up to date between
+    global rounds (rebuilding them each round cost most of a diff across the 2009 renumbering).
+
+    Only features some free old item has are counted and indexed: rarity is asked of those alone."""
+
+    def __init__(self, m: Matching):
+        self.free = {n.rule: n for n in m.free_new()}
+        self.wanted = frozenset().union(*(o.tokens for o in m.free_old()))
+        self.df: Counter = Counter()
+        # one inverted index per kind: a heading only ever pairs with a heading
+        self.index: dict[bool, dict[str, list[Item]]] = {True: defaultdict(list), False: defaultdict(list)}
+        for n in self.free.values():
+            shared = n.tokens & self.wanted
+            self.df.update(shared)
+            by_token = self.index[n.heading]
+            for t in shared:
+                by_token[t].append(n)
+        self.sims: dict[tuple[str, str], float] = {}  # later rounds look at most of the same pairs again
+
+    def sync(self, m: Matching) -> None:
+        """Forget the items paired since the last round."""
+        df = self.df
+        for rule in [r for r in self.free if r in m.n2o]:
+            for t in self.free.pop(rule).tokens & self.wanted:
+                df[t] -= 1
+                if not df[t]:
+                    del df[t]  # a feature no free item has is no candidate
+
+    def candidates(self, o: Item, k: int = 8) -> dict[str, Item]:
+        """Free items sharing one of the ``k`` rarest features of ``o`` (and its kind)."""
+        get, by_token, free = self.df.get, self.index[o.heading], self.free
+        # rarest features first; ties by the feature itself (set order varies with the hash seed)
+        counted = [(c, t) for t in o.tokens if (c := get(t))]
+        counted.sort()
+        return {n.rule: n for _, t in counted[:k] for n in by_token.get(t, ()) if n.rule in free}
+
+
+def _best_two(o: Item, cands: dict[str, Item], sims: dict[tuple[str, str], float]) -> tuple[float, Item | None, float]:
+    """The most similar candidate (ties to the earlier clause) and the runner-up's similarity."""
+    best_s, best, runner = -1.0, None, 0.0
+    for n in cands.values():
+        key = (o.rule, n.rule)
+        s = sims.get(key)
+        if s is None:
+            s = sims[key] = similarity(o, n)
+        if best is None or s > best_s or (s == best_s and n.position < best.position):
+            if best is not None:
+                runner = best_s
+            best_s, best = s, n
+        elif s > runner:
+            runner = s
+    return best_s, best, runner
+
+
+def _global(m: Matching, idx: _FreeIndex) -> int:
     """High similarity anywhere; across sections only with context or a clear, long, unique match."""
-    news = m.free_new()
-    if not news:
+    idx.sync(m)
+    if not idx.free:
         return 0
-    df: Counter = Counter()
-    for n in news:
-        df.update(n.tokens)
-    index: dict[str, list[Item]] = defaultdict(list)
-    for n in news:
-        for t in n.tokens:
-            index[t].append(n)
     scored = []
     for o in m.free_old():
-        rare = sorted((t for t in o.tokens if t in df), key=lambda t: df[t])[:8]
-        cands = {n.rule: n for t in rare for n in index[t] if n.heading == o.heading}
-        ranked = sorted(((similarity(o, n), n) for n in cands.values()), key=lambda p: (-p[0], p[1].position))
-        if not ranked or ranked[0][0] < LONE_MIN:
+        best_s, best, runner = _best_two(o, idx.candidates(o), idx.sims)
+        if best is None or best_s < LONE_MIN:
             continue
-        best_s, best = ranked[0]
-        runner = ranked[1][0] if len(ranked) > 1 else 0.0
         lone = len(o.tokens) >= LONG_TOKENS and best_s - runner >= LONE_MARGIN
         if best_s < GLOBAL_MIN and not lone:
             continue
@@ -214,8 +258,12 @@ def match(old: list[Item], new: list[Item], forced: list[tuple[str, str]] | None
             m.forced_added.add(n)
     _identity(m)
     _unique_equal(m)
+    idx: _FreeIndex | None = None
     for _ in range(4):
-        found = _local(m) + _headings_by_votes(m) + _global(m)
+        found = _local(m) + _headings_by_votes(m)
+        if idx is None:
+            idx = _FreeIndex(m)
+        found += _global(m, idx)
         if not found:
             break
     _same_id_leftovers(m)

@@ -306,6 +306,10 @@ class Store:
             self._versions_cache = self._load_versions()
         return [v for v in self._versions_cache if (game is None or v.game == game) and (lang is None or v.lang == lang)]
 
+    def use_versions(self, versions: list[VersionInfo]) -> None:
+        """Adopt the version list another read-only connection to the same file read (it scans every node)."""
+        self._versions_cache = versions
+
     def _load_versions(self) -> list[VersionInfo]:
         counts = {
             r[0]: (r[1], r[2])
@@ -393,6 +397,16 @@ class Store:
             _NODE_SELECT + " WHERE n.version_id=? AND n.parent=? ORDER BY n.position", (self._vid(version), rule)
         )
         return [_node(r) for r in rows]
+
+    def descendants(self, version: VersionInfo | int, rule: str) -> list[NodeRecord]:
+        """Every node below a rule or clause (509: 509.1, 509.1a, 509.2 …; 509.1: 509.1a …), in document order."""
+        # a key range on the (version_id, rule) primary key: '/' sorts right after '.', 'zz' after any letters
+        lo, hi = (rule + ".", rule + "/") if "." not in rule else (rule + "a", rule + "zz")
+        rows = self.conn.execute(
+            _NODE_SELECT + " WHERE n.version_id=? AND n.rule >= ? AND n.rule <= ? ORDER BY n.position",
+            (self._vid(version), lo, hi),
+        )
+        return [_node(r) for r in rows if rule in ruleid.ancestors(r[1])]
 
     def rule_versions(self, game: str, lang: str, rule: str) -> list[tuple[VersionInfo, NodeRecord]]:
         """Every version of a game/language holding ``rule``, oldest first."""

@@ -77,12 +77,12 @@ def test_clause_reference_and_other_language(page, base_url):
     page.click("section.versions-of a:text-is('20231117.0')")
     page.wait_for_url("**/mtg/ja/20231117.0/509.1")
     assert page.locator("article.clause h1").inner_text().startswith("509.1")
-    assert "防御プレイヤーはブロック・クリーチャーを指定する" in page.locator("article.clause .text").inner_text()
+    assert "防御プレイヤーはブロック・クリーチャーを指定する" in page.locator("article.clause > .text").inner_text()
     other = page.locator('aside.other[lang="en"]')
     assert "the defending player declares blockers" in other.inner_text()
     assert page.locator("section.history .timeline li").count() >= 2
     page.screenshot(path=str(ARTIFACTS / "clause.png"), full_page=True)
-    ref = page.locator("article.clause .text a.ref")
+    ref = page.locator("article.clause > .text a.ref")
     assert ref.inner_text() == "rule 728〔不正な処理の扱い〕"
     ref.click()  # no Japanese 728 is ingested: the link leads to the English one
     page.wait_for_url("**/mtg/en/latest/728")

@@ -34,7 +34,8 @@ def test_handling_illegal_actions_follows_the_2009_overhaul_to_732(store):
 
 def test_battle_cry_moves_702_88a_to_702_91a(store):
     h = history.history(store, "mtg", "en", "702.91a", inline=False)
-    assert h["events"][0] == {"version": "20110204", "kind": "created", "rule": "702.88a", "old_rule": None}
+    assert h["events"][0] == {"version": "20110204", "kind": "created", "rule": "702.88a", "old_rule": None,
+                              "editorial": False}  # fmt: skip
     assert moves(h) == [("20110617", "702.88a", "702.89a"), ("20130711", "702.89a", "702.90a"),
                         ("20210419", "702.90a", "702.91a")]  # fmt: skip
 
@@ -96,7 +97,8 @@ def test_history_works_on_a_store_built_without_the_lineage_table():
 def test_japanese_history_reaches_the_old_translation_through_the_english_lineage(store):
     h = history.history(store, "mtg", "ja", "509.1e", inline=False)
     # 5.5.0.0 follows English 20081001, where 309.2c became 509.1e at the 2009 renumbering
-    assert h["events"][0] == {"version": "5.5.0.0", "kind": "created", "rule": "309.2c", "old_rule": None}
+    assert h["events"][0] == {"version": "5.5.0.0", "kind": "created", "rule": "309.2c", "old_rule": None,
+                              "editorial": False}  # fmt: skip
     assert moves(h) == [("20231117.0", "309.2c", "509.1e")]
 
 
@@ -107,5 +109,5 @@ def test_without_english_the_undated_translation_stands_alone(tmp_path):
     h = history.history(store, "mtg", "ja", "509.1", inline=False)
     assert [e["version"] for e in h["events"]] == ["20231117.0", "20260807.0"]  # 5.5.0.0 is not chained
     assert history.history(store, "mtg", "ja", "309.2")["events"] == [
-        {"version": "5.5.0.0", "kind": "created", "rule": "309.2", "old_rule": None}
+        {"version": "5.5.0.0", "kind": "created", "rule": "309.2", "old_rule": None, "editorial": False}
     ]

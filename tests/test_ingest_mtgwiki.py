@@ -157,3 +157,11 @@ def test_a_quote_without_readable_clauses_makes_no_empty_version(tmp_path):
     (article,) = result.articles
     assert article.title == "ブロック強制"
     assert article.cites_version == "20260807.0"
+
+
+def test_lead_and_address_are_kept_for_the_reader(seed):
+    (article,) = seed.articles
+    lead = article.extra["lead"].split("\n")
+    assert lead[0].startswith("ブロック強制（Blocking Requirement）は")  # the definition before the first heading
+    assert lead[1] == "Lure / 寄せ餌 (１)(緑)(緑)"  # and the card box
+    assert article.extra["url"] == "https://mtgwiki.com/wiki/%E3%83%96%E3%83%AD%E3%83%83%E3%82%AF%E5%BC%B7%E5%88%B6"

@@ -77,7 +77,9 @@ def test_bad_parameters_answer_html_and_json(client, url, status):
 def test_error_message_names_the_problem(client):
     assert "unknown version '19990101.0'" in client.get("/api/mtg/ja/19990101.0/509.1").get_json()["error"]
     assert "malformed rule id" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
-    assert "found in: 20231117.0" in client.get("/api/mtg/ja/20260807.0/510.1").get_json()["error"]
+    missing = client.get("/api/mtg/ja/20260807.0/510.1").get_json()  # a quote of two clauses: say so, point to them
+    assert "一部の条文しか収録していません" in missing["error"]
+    assert missing["moved"]["held"]["last_url"] == "/mtg/ja/20231117.0/510.1"
     assert "at most 200" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
 
 

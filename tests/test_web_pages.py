@@ -100,7 +100,10 @@ def test_clause_page(client):
     assert [c["rule"] for c in data["breadcrumbs"]] == ["5", "509"]
     assert data["parent"]["rule"] == "509"
     assert [c["rule"] for c in data["children"]] == ["509.1a", "509.1c"]
-    assert (data["prev"]["rule"], data["next"]["rule"]) == ("509", "509.1a")
+    # the page shows 509.1a and 509.1c in full: reading on goes to the clause after them
+    assert (data["prev"]["rule"], data["next"]["rule"]) == ("509", "509.2")
+    assert [(d["rule"], d["anchor"]) for d in data["descendants"]] == [("509.1a", "#509.1a"), ("509.1c", "#509.1c")]
+    assert data["descendants"][1]["text"] == JA_509_1C and data["descendants"][0]["examples"]
     assert data["references"] == [{"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}]
     assert [v["version"] for v in data["versions"]] == ["20231117.0", "20260807.0"]
     assert [v["same_text"] for v in data["versions"]] == [True, False]
@@ -116,7 +119,7 @@ def test_clause_shows_the_other_language_side_by_side(client):
     assert (other["lang"], other["version"], other["rule"]) == ("en", "20231117", "509.1")
     assert other["text"].startswith("First, the defending player declares blockers.")
     page = html(client, "/mtg/ja/20231117.0/509.1")
-    assert re.search(r'<aside class="other" lang="en">.*First, the defending player declares blockers', page, re.S)
+    assert re.search(r'<aside class="other" lang="en"[^>]*>.*First, the defending player declares blockers', page, re.S)
     back = api(client, "/mtg/en/20231117/509.1c")["other_language"]
     assert (back["lang"], back["version"], back["text"]) == ("ja", "20231117.0", JA_509_1C)
 

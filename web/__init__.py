@@ -19,6 +19,8 @@ DEFAULTS = {
     "MAX_PER_PAGE": 50,
     "JSON_AS_ASCII": False,
     "MAX_CONTENT_LENGTH": 16 * 1024,  # the app takes no uploads
+    "COMPRESS": True,  # brotli/gzip for text responses (web/compress.py)
+    "WARMUP": True,  # load the KB, index and analyser in the background at start (web/state.py)
 }
 
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
@@ -61,13 +63,21 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     def common():
         return {"request_path": request.path}
 
+    if app.config["COMPRESS"]:
+        from web.compress import Compress
+
+        app.wsgi_app = Compress(app.wsgi_app)
+    if app.config["WARMUP"]:
+        app.extensions["rulekb"].warm_in_background(app)
     return app
 
 
-def _error(code: int, message: str):
-    if request.path.startswith("/api/"):
-        return jsonify({"error": message, "status": code}), code
-    return render_template("error.html", code=code, message=message), code
+def _error(code: int, message: str, info: dict | None = None):
+    from web.pages import is_api
+
+    if is_api():
+        return jsonify({"error": message, "status": code} | ({"moved": info} if info else {})), code
+    return render_template("error.html", code=code, message=message, info=info), code
 
 
 def _register_errors(app: Flask) -> None:
@@ -77,7 +87,7 @@ def _register_errors(app: Flask) -> None:
             return exc
         if isinstance(exc, InternalServerError):
             return internal(exc)
-        return _error(exc.code or 500, exc.description or exc.name)
+        return _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None))
 
     @app.errorhandler(NotFound)
     def not_found(exc: NotFound):

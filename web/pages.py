@@ -8,6 +8,7 @@ from functools import wraps
 
 from flask import Blueprint, abort, current_app, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException
+from werkzeug.exceptions import NotFound as HTTPNotFound
 
 from kb import ruleid
 from kb.errors import NotFound
@@ -24,12 +25,20 @@ class BadRequest(HTTPException):
     code = 400
 
 
+class RuleNotHere(HTTPNotFound):
+    """A clause the version does not hold: 404, with where the KB has it (``info``, see web.moved)."""
+
+    def __init__(self, description: str, info: dict):
+        super().__init__(description=description)
+        self.info = info
+
+
 def bad(message: str) -> BadRequest:
     return BadRequest(description=message)
 
 
 def is_api() -> bool:
-    return request.path.startswith("/api/")
+    return request.path == "/api" or request.path.startswith("/api/")
 
 
 def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
@@ -41,7 +50,10 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
             ctx = view(**kwargs)
             if not isinstance(ctx, dict):  # a redirect or a ready response
                 return ctx
-            return render_template(template, **ctx)
+            # The page is a function of the generation and the URL: render it once (the contents of a
+            # version weigh 600 KB and took longer to render than to compute).
+            key = ("page-" + view.__name__, request.full_path)
+            return generation().cached(key, lambda: render_template(template, **ctx))
 
         @wraps(view)
         def api(**kwargs):

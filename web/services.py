@@ -36,8 +36,8 @@ def _call(module: str, func: str, *args, **kwargs) -> Any:
         raise Unavailable(f"{module}.{func} failed: {type(exc).__name__}") from None
 
 
-def diff(store: Store, game: str, lang: str, old: str, new: str) -> dict:
-    return _call("kb.diff", "diff_versions", store, game, lang, old, new)
+def diff(store: Store, game: str, lang: str, old: str, new: str, *, inline: bool = True) -> dict:
+    return _call("kb.diff", "diff_versions", store, game, lang, old, new, inline=inline)
 
 
 def history(store: Store, game: str, lang: str, rule: str) -> dict:
@@ -54,3 +54,31 @@ def links_saved(store: Store) -> dict | None:
 
 def citations_for(store: Store, game: str, rule: str) -> list[dict]:
     return _call("kb.links", "citations_for", store, game, rule)
+
+
+def successor(store: Store, game: str, lang: str, rule: str, from_label: str) -> list[tuple[str | None, str]]:
+    return _call("kb.history", "successor", store, game, lang, rule, from_label)
+
+
+def carry(store: Store, game: str, lang: str, rules: list[str], from_label: str, to_label: str) -> dict:
+    return _call("kb.history", "carry", store, game, lang, rules, from_label, to_label)
+
+
+def inline_diff(old: str, new: str) -> list[list[str]]:
+    return _call("kb.diffparts", "inline_diff", old, new)
+
+
+def update_counts(store: Store) -> dict:
+    return _call("kb.history", "update_counts", store)
+
+
+def update_changes(store: Store, new_vid: int) -> list[dict]:
+    return _call("kb.history", "update_changes", store, new_vid)
+
+
+def prepare_diff(store: Store, version: VersionInfo) -> int:
+    return _call("kb.diff", "prepare", store, version)
+
+
+def editorial_vocabulary(store: Store):
+    return _call("kb.editorial", "vocabulary", store)

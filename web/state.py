@@ -20,11 +20,17 @@ log = logging.getLogger(__name__)
 # pages (diffs, alignments, contents, glossary) can weigh megabytes: few of them; clauses and
 # search results are small: many.
 HEAVY = {"diff", "align", "contents", "glossary", "tests"}
-CACHE_SIZES = {"heavy": 32, "light": 4096}
+HEAVY |= {f"page-{kind}" for kind in HEAVY}
+# Rendered pages ("page-<view>", keyed by URL) of the other views: a clause page weighs some 30 KB.
+CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
+EDITORIAL_VOCABULARY = "_editorial_vocabulary"  # where kb.editorial.vocabulary caches itself on a store
+
+
+_UNSET = object()
 
 
 class Generation:
-    """One built generation: per-thread store and searcher, plus a cache of computed results."""
+    """One built generation: per-thread stores, one shared searcher, and a cache of computed results."""
 
     def __init__(self, path: Path):
         self.path = path
@@ -32,7 +38,12 @@ class Generation:
         self._local = threading.local()
         self._caches: dict[str, OrderedDict[tuple, Any]] = {k: OrderedDict() for k in CACHE_SIZES}
         self._lock = threading.Lock()
+        self._searcher_lock = threading.Lock()
+        self._searcher: Any = _UNSET
         self._failed: set[str] = set()
+        self._versions = None
+        self._shared: dict[str, Any] = {}
+        self._stores: list[Store] = []
 
     def store(self) -> Store:
         """This thread's read-only connection (sqlite connections are not shared across threads)."""
@@ -42,13 +53,43 @@ class Generation:
             if not path.exists():
                 raise StoreError(f"{path}: missing; run `rulekb build`")
             store = self._local.store = Store.open(str(path))
+            self._share_versions(store)
         return store
 
+    def _share_versions(self, store: Store) -> None:
+        """Give a new connection what is read once for the generation: the version list (a scan of every
+        node) and whatever ``share`` was given."""
+        with self._lock:
+            if self._versions is None:
+                self._versions = store.versions()
+            store.use_versions(self._versions)
+            for name, value in self._shared.items():
+                setattr(store, name, value)
+            self._stores.append(store)
+
+    def share(self, name: str, value: Any) -> None:
+        """Set an attribute a service caches on a store (kb.editorial's word counts: a scan of every text)
+        on every connection of this generation, present and future."""
+        with self._lock:
+            self._shared[name] = value
+            for store in self._stores:
+                setattr(store, name, value)
+
     def searcher(self):
-        """This thread's searcher, or None when the search service or the index is missing."""
-        if not hasattr(self._local, "searcher"):
-            self._local.searcher = _open_searcher(self.store(), self.path / INDEX_DIR)
-        return self._local.searcher
+        """The generation's searcher, or None when the search service or the index is missing.
+
+        One for all threads: kb.search.Searcher keeps a Whoosh searcher per thread itself, and opening
+        one reads the index's vocabulary and thesaurus (seconds on the full KB)."""
+        if self._searcher is _UNSET:
+            with self._searcher_lock:
+                if self._searcher is _UNSET:
+                    path = self.path / STORE_FILE
+                    if not path.exists():
+                        raise StoreError(f"{path}: missing; run `rulekb build`")
+                    shared = Store.open(str(path))  # read-only and serialised: safe across threads
+                    self._share_versions(shared)
+                    self._searcher = _open_searcher(shared, self.path / INDEX_DIR)
+        return self._searcher
 
     def report_failure(self, what: str, exc: Exception) -> None:
         """Log a service failure with its traceback once per generation, then one line each time."""
@@ -62,7 +103,7 @@ class Generation:
 
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """Compute once per generation (least recently used entries dropped first)."""
-        kind = "heavy" if key[0] in HEAVY else "light"
+        kind = "heavy" if key[0] in HEAVY else "pages" if key[0].startswith("page-") else "light"
         cache = self._caches[kind]
         with self._lock:
             if key in cache:
@@ -97,6 +138,8 @@ class KBState:
         self.home = Home(home)
         self._gens: OrderedDict[str, Generation] = OrderedDict()
         self._lock = threading.Lock()
+        self._warm_app = None
+        self.warmed = threading.Event()  # set when a warm-up finished (tests and benchmarks wait on it)
 
     def current(self) -> Generation:
         """The generation live now; a request keeps the one it started with."""
@@ -111,4 +154,17 @@ class KBState:
                 # Older generations stay referenced by in-flight requests only; drop ours.
                 while len(self._gens) > 2:
                     self._gens.popitem(last=False)
+                if self._warm_app is not None and len(self._gens) > 1:  # a rebuild was swapped in
+                    self._start_warmup()
             return gen
+
+    def warm_in_background(self, app) -> None:
+        """Warm the live generation now, and each one a rebuild swaps in later (see web.warmup)."""
+        self._warm_app = app
+        self._start_warmup()
+
+    def _start_warmup(self) -> None:
+        from web.warmup import warm
+
+        self.warmed.clear()
+        threading.Thread(target=warm, args=(self._warm_app, self), name="rulekb-warmup", daemon=True).start()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Callable
 
@@ -122,3 +123,13 @@ def inline_diff(old: str, new: str) -> list[list[str]]:
 def excerpt(text: str, n: int = 80) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def percent(x: float | None) -> str:
+    """A similarity as a percentage that never rounds a difference away: 0.997 -> 99.7%, 1.0 -> 100%."""
+    p = (x or 0.0) * 100
+    if p >= 100:
+        return "100%"
+    if p >= 99:
+        return f"{math.floor(p * 10) / 10:.1f}%"
+    return f"{p:.0f}%"

@@ -6,16 +6,14 @@ from collections import Counter
 
 from flask import Blueprint, abort, redirect, url_for
 
-from kb.errors import InputError, NotFound
+from kb.errors import NotFound
 from kb.model import GAMES, LANGS
-from web import services
-from web.pages import arg, arg_choice, bad, check_game_lang, clause_url, generation, store, twin, version, version_json
-from web.text import excerpt
+from web import diffview, services
+from web.pages import arg, arg_choice, check_game_lang, clause_url, generation, store, twin, version, version_json
 from web.views.rules import paired_version
 
 bp = Blueprint("compare", __name__)
 
-KINDS = ("moved", "edited", "added", "removed")
 STATUSES = ("paired", "missing_in_a", "missing_in_b", "merged", "split")
 
 
@@ -23,58 +21,43 @@ def _choices() -> list[dict]:
     return [version_json(v) for v in store().versions()]
 
 
+def _default_pair(game: str, lang: str) -> tuple[str | None, str | None]:
+    """The newest update of a game and language: its two newest whole versions."""
+    whole = [v for v in store().versions(game, lang) if not v.partial and v.sort_date]
+    if len(whole) < 2:
+        return None, None
+    return whole[-2].label, whole[-1].label
+
+
 @twin(bp, "/diff", "diff_form.html")
 def diff_form():
-    """Pick two versions; with all four parameters, go to the diff's permalink."""
+    """Pick two versions (the newest update preselected); with all four parameters, go to the diff."""
     game, lang = arg_choice("game", GAMES), arg_choice("lang", LANGS)
     old, new = arg("old", max_len=40), arg("new", max_len=40)
     if game and lang and old and new:
         return redirect(url_for("compare.diff", game=game, lang=lang, old=old, new=new))
-    return {"versions": _choices(), "game": game, "lang": lang}
-
-
-def _change(game: str, lang: str, old: str, new: str, ch: dict) -> dict:
-    out = dict(ch)
-    out["old_url"] = clause_url(game, lang, old, ch["old_rule"]) if ch.get("old_rule") else None
-    out["new_url"] = clause_url(game, lang, new, ch["new_rule"]) if ch.get("new_rule") else None
-    out["reference_only"] = bool(ch.get("reference_only"))
-    return out
+    game, lang = game or "mtg", lang or "en"
+    d_old, d_new = _default_pair(game, lang)
+    return {"versions": _choices(), "game": game, "lang": lang, "old": old or d_old, "new": new or d_new}
 
 
 @twin(bp, "/diff/<game>/<lang>/<old>/<new>", "diff.html")
 def diff(game: str, lang: str, old: str, new: str):
-    """What changed from ``old`` to ``new``: counts, then moved/edited/added/removed lists."""
+    """What changed from ``old`` to ``new``: counts, then moved/edited/added/removed lists; a large diff
+    shows its summary by section first and each section on demand (``?part=5``)."""
     check_game_lang(game, lang)
     vo, vn = version(game, lang, old), version(game, lang, new)
-
-    def build() -> dict:
-        ctx = {"game": game, "lang": lang, "old": version_json(vo), "new": version_json(vn), "unavailable": None}
-        try:
-            result = services.diff(store(), game, lang, vo.label, vn.label)
-        except services.Unavailable as exc:
-            return {**ctx, "unavailable": str(exc), "summary": {}, "changes": [], "_groups": {}, "_reference_only": []}
-        except NotFound as exc:
-            abort(404, description=str(exc))
-        except InputError as exc:
-            raise bad(str(exc)) from None
-        changes = [_change(game, lang, vo.label, vn.label, c) for c in result.get("changes", [])]
-        s = store()
-        for c in changes:  # a clause renumbered without edits: show what it says instead of an empty diff
-            if c.get("kind") == "moved" and not c.get("inline") and c.get("new_rule"):
-                n = s.node(vn, c["new_rule"])
-                c["excerpt"] = excerpt(n.title or n.text, 100) if n else ""
-        summary = Counter(c.get("kind") for c in changes)
-        groups = {k: [c for c in changes if c.get("kind") == k and not c["reference_only"]] for k in KINDS}
-        return {
-            **ctx,
-            "summary": {k: summary.get(k, 0) for k in KINDS} | {"reference_only": sum(c["reference_only"] for c in changes)},
-            "changes": changes,
-            "_groups": groups,
-            "_reference_only": [c for c in changes if c["reference_only"]],
-            "unchanged": result.get("unchanged"),
-        }
-
-    return generation().cached(("diff", vo.id, vn.id), build)
+    part = arg("part", max_len=10) or None
+    base = generation().cached(("diff", vo.id, vn.id), lambda: diffview.summary(store(), vo, vn))
+    if base["unavailable"] or base["same_version"]:
+        return base
+    if part is None and not base["large"]:
+        part = "all"
+    if part is None:
+        return base
+    if part != "all" and part not in {p["key"] for p in base["parts"]}:
+        abort(404, description=f"この差分に節 {part!r} の変更はありません")
+    return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part))
 
 
 @twin(bp, "/align", "align_form.html")

@@ -8,6 +8,7 @@ from flask import Blueprint, abort, current_app
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
+from web import article as article_view
 from web import services
 from web.glossary import build as glossary_terms
 from web.glossary import matches
@@ -116,7 +117,11 @@ def glossary():
     q = arg("q", max_len=current_app.config["MAX_QUERY"])
     page = arg_int("page", 1, 1, 1000)
     per_page = arg_int("per_page", 100, 1, 500)
-    terms = generation().cached(("glossary", game, lang), lambda: glossary_terms(store(), game, lang))
+    # One merge of every term (the warm-up makes it); a game or language is a filter over it, which also
+    # keeps the Japanese counterpart of each English term.
+    terms = generation().cached(("glossary", None, None), lambda: glossary_terms(store(), None, None))
+    if game or lang:
+        terms = [t for t in terms if (not game or t["game"] == game) and (not lang or t["lang"] == lang)]
     if q:
         terms = [t for t in terms if matches(t, q)]
     start = (page - 1) * per_page
@@ -146,5 +151,28 @@ def article(article_id: int):
         label = a["cites_version"] if a["cites_version"] in labels else (labels[-1] if labels else None)
         held[rule] = clause_url(a["game"], a["lang"], label, rule) if label else None
     cites = [{"rule": r, "url": held[r]} for r in a["cites"]]
+    extra = a.get("extra") or {}
+    by_title = {x["title"]: x["id"] for x in s.articles(a["game"])}
+    wiki = extra.get("wiki")
+
+    def link(name: str) -> tuple[str, bool] | None:
+        """A cited rule to its clause; a wiki page to our copy when the KB holds it, else to the wiki."""
+        if name in held or name[:1].isdigit():
+            url = held.get(name) or (
+                clause_url(a["game"], a["lang"], "latest", name)
+                if s.rule_versions(a["game"], a["lang"], name)
+                else None
+            )
+            return (url, False) if url else None
+        if name in by_title and by_title[name] != a["id"]:
+            return f"/articles/{by_title[name]}", False
+        return (article_view.wiki_url(wiki, name), True) if wiki else None
+
+    titles = list(a.get("links", []))
+    cards = extra.get("cards", [])
+    sections = [
+        {**sec, "blocks": article_view.blocks(sec["text"], cards, link, titles)} for sec in a.get("sections", [])
+    ]
     return {**{k: a[k] for k in ("id", "game", "lang", "title", "text", "revision", "cites_version")},
-            "sections": a.get("sections", []), "links": a.get("links", []), "cites": cites}  # fmt: skip
+            "lead": article_view.blocks(article_view.lead_of(a), cards, link, titles), "sections": sections,
+            "links": a.get("links", []), "cites": cites, "source_url": extra.get("url")}  # fmt: skip

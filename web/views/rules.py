@@ -8,26 +8,42 @@ from kb import editions, ruleid
 from kb import history as lineage
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
-from web import services
-from web.pages import check_label, check_rule, clause_url, generation, store, twin, version, version_json
-from web.text import excerpt, inline_diff, reference_segments
+from web import moved, rulepage, services, toc, updates
+from web.fold import fold_history, runs
+from web.pages import (
+    RuleNotHere,
+    arg,
+    check_label,
+    check_rule,
+    clause_url,
+    generation,
+    store,
+    twin,
+    version,
+    version_json,
+)
+from web.text import excerpt, inline_diff, percent, reference_segments
 
 bp = Blueprint("rules", __name__)
+bp.add_app_template_filter(runs, "runs")
+bp.add_app_template_filter(percent, "pct")
 
 GAME = "<any(mtg,dm):game>/<any(ja,en):lang>"
+LANG_NAMES = {"ja": "日本語版", "en": "英語版"}
 _DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 
 @twin(bp, "/versions", "versions.html")
 def versions():
-    """Every version with its dates, counts and partial flag."""
-    return {"versions": [version_json(v) for v in store().versions()]}
+    """Every version with its dates, counts and partial flag, and what its update changed."""
+    return generation().cached(("versions",), lambda: {"versions": updates.versions_with_changes(store())})
 
 
 @twin(bp, f"/{GAME}/<label>/", "contents.html")
 def contents(game: str, lang: str, label: str):
     """The table of contents of one version, as a flat list with depths."""
     v = version(game, lang, label)
+    q = arg("q", max_len=100)
 
     def build() -> dict:
         items = []
@@ -36,9 +52,13 @@ def contents(game: str, lang: str, label: str):
             items.append({"rule": n.rule, "depth": _DEPTH[kind], "title": n.title,
                           "excerpt": "" if n.title else excerpt(n.text, 70),
                           "url": clause_url(game, lang, v.label, n.rule)})  # fmt: skip
-        return {"version": version_json(v), "nodes": items}
+        return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
-    return generation().cached(("contents", v.id), build)
+    ctx = generation().cached(("contents", v.id), build)
+    if not q:
+        return {**ctx, "query": "", "_tree": generation().cached(("contents-tree", v.id), lambda: toc.tree(ctx["nodes"]))}
+    nodes = toc.matching(ctx["nodes"], q)
+    return {**ctx, "query": q, "nodes": nodes, "_tree": toc.tree(nodes, open_all=True)}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
@@ -62,9 +82,10 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
     if found is None:
         pv = paired_version(s, v)
-        return {"lang": other, "found": False, "pairing": pairing, "paired_version": pv.label if pv else None}
+        return {"lang": other, "found": False, "exists": rulepage.has_language(s, game, other), "pairing": pairing,
+                "paired_version": pv.label if pv else None}  # fmt: skip
     pv, node, how = found
-    return {"lang": other, "found": True, "version": pv.label, "rule": node.rule, "title": node.title,
+    return {"lang": other, "found": True, "exists": True, "version": pv.label, "rule": node.rule, "title": node.title,
             "text": node.text, "examples": node.examples, "how": how, "pairing": pairing,
             "provenance": pv.meta.get("provenance"), "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
 
@@ -81,9 +102,6 @@ def _lineage_versions(s: Store, game: str, lang: str, v: VersionInfo, rule: str,
 def _history(s: Store, game: str, lang: str, rule: str) -> dict:
     """The history service's events, each edit with an inline diff against the text before it."""
     hist = services.history(s, game, lang, rule)
-    texts = {}
-    for hv, n in s.rule_versions(game, lang, rule):
-        texts[hv.label] = n.text
     events, prev = [], None
     for ev in hist.get("events", []):
         ev = dict(ev)
@@ -96,7 +114,7 @@ def _history(s: Store, game: str, lang: str, rule: str) -> dict:
         ev["url"] = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
         events.append(ev)
         prev = label
-    return {**hist, "events": events}
+    return fold_history({**hist, "events": events})
 
 
 def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | None) -> str | None:
@@ -141,7 +159,8 @@ def clause(game: str, lang: str, label: str, rule: str):
     if label == "latest":
         found = s.rule_versions(game, lang, rule)
         if not found:
-            abort(404, description=f"{rule} is in no {game}/{lang} version")
+            info = moved.locate(s, game, lang, version(game, lang, "latest"), rule)
+            raise RuleNotHere(moved.message(info), info)
         # The newest whole text holding it: a newer wiki quote or viewer page is a fragment.
         v = max(found, key=lambda pair: (not pair[0].partial, pair[0].sort_date))[0]
     else:
@@ -152,15 +171,10 @@ def clause(game: str, lang: str, label: str, rule: str):
 def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
     node = s.node(v, rule)
     if node is None:
-        elsewhere = ", ".join(hv.label for hv, _ in s.rule_versions(game, lang, rule)) or "no other version"
-        abort(404, description=f"{rule} is not in {game}/{lang} {v.label} (found in: {elsewhere})")
-    present = {r for (r,) in s.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))}
-
-    def ref_url(target: str) -> str | None:
-        """Its own text when it holds the target, else the English edition it renders; never another
-        edition by number (the same number there may be another rule). None: shown unlinked."""
-        found = editions.resolve_reference(s, v, target, present)
-        return clause_url(game, found[0].lang, found[0].label, target) if found else None
+        info = moved.locate(s, game, lang, v, rule)
+        raise RuleNotHere(moved.message(info), info)
+    refs = rulepage.References(s, game, lang, v)
+    ref_url = refs.url  # cited but in no ingested text: None, shown unlinked
 
     crumbs = []
     for anc in ruleid.ancestors(rule):
@@ -168,6 +182,8 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         if a is not None:
             crumbs.append({"rule": anc, "title": a.title, "url": clause_url(game, lang, v.label, anc)})
     parent = s.node(v, node.parent) if node.parent else None
+    below = rulepage.descendants(s, v, rule, refs)
+    last = s.node(v, below[-1]["rule"]).position if below else node.position  # next: after what the page shows
     ctx = {
         "game": game, "lang": lang, "version": version_json(v), "rule": rule,
         "level": ruleid.level(rule), "title": node.title, "text": node.text, "examples": node.examples,
@@ -178,14 +194,18 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "parent": _node_link(game, lang, v.label, parent) if parent else None,
         "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
         "prev": _neighbour(s, game, lang, v, node.position - 1),
-        "next": _neighbour(s, game, lang, v, node.position + 1),
+        "next": _neighbour(s, game, lang, v, last + 1),
         "versions": _lineage_versions(s, game, lang, v, rule, node.hash),
         "now": _now(s, game, lang, v, rule),
         "other_language": _other_language(s, game, v, rule),
+        "descendants": below,
+        "citation": rulepage.citation(v, rule),
+        "canonical": clause_url(game, lang, v.label, rule),
         "articles": [{"id": a["id"], "title": a["title"], "lang": a["lang"], "cites_version": a["cites_version"],
                       "url": f"/articles/{a['id']}"} for a in s.articles_citing(game, rule)],  # fmt: skip
         "unavailable": {},
     }  # fmt: skip
+    ctx["other_language"]["exists"] = rulepage.has_language(s, game, ctx["other_language"]["lang"])
     _section(ctx, "history", lambda: _history(s, game, lang, rule))
     _section(ctx, "tests", lambda: services.citations_for(s, game, rule))
     return ctx
@@ -197,7 +217,7 @@ def history(game: str, lang: str, rule: str):
     rule = check_rule(rule)
     s = store()
     if not s.rule_versions(game, lang, rule):
-        abort(404, description=f"{rule} is in no {game}/{lang} version")
+        abort(404, description=f"{rule} はどの {game}/{lang} の版にもありません")
 
     def build() -> dict:
         ctx = {"game": game, "lang": lang, "rule": rule, "unavailable": None, "history": None}

@@ -10,7 +10,7 @@ from kb import ruleid
 from kb.errors import InputError, NotFound, RulekbError
 from kb.model import GAMES, LANGS
 from kb.store import Store
-from web import pages
+from web import pages, updates
 from web.pages import arg, arg_choice, arg_int, bad, clause_url, generation, is_api, store, twin
 from web.text import MIDDLE_DOTS, excerpt, find_spans, highlight
 
@@ -168,7 +168,16 @@ def _not_found(message: str):
     abort(404, description=message)
 
 
-@bp.route("/")
+@twin(bp, "/", "search.html")
 def index():
-    """The front page is the empty search page."""
-    return search()
+    """The front page: the empty search page, what the latest update changed, the versions held."""
+    ctx = search.__wrapped__()  # the context, not the rendered search page
+    if isinstance(ctx, dict):
+        ctx["latest"] = generation().cached(("latest",), lambda: updates.latest(store()))
+    return ctx
+
+
+@bp.route("/api/")
+def api_index():
+    """``/api/`` answers like ``/api``: the front page's data."""
+    return redirect("/api", code=308)
