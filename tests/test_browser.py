@@ -84,8 +84,8 @@ def test_clause_reference_and_other_language(page, base_url):
     page.screenshot(path=str(ARTIFACTS / "clause.png"), full_page=True)
     ref = page.locator("article.clause > .text a.ref")
     assert ref.inner_text() == "rule 728〔不正な処理の扱い〕"
-    ref.click()  # no Japanese 728 is ingested: the link leads to the English one
-    page.wait_for_url("**/mtg/en/latest/728")
+    ref.click()  # no Japanese 728 is ingested: the link leads to the edition 20231117.0 translates
+    page.wait_for_url("**/mtg/en/20231117/728")
     assert page.locator("article.clause h1").inner_text() == "728 Handling Illegal Actions"
 
 

@@ -1,0 +1,55 @@
+"""Today's rules in a real browser: a clause page says where its text comes from and pairs it with the
+English edition it renders (Debian's Chromium through Playwright, against waitress)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests._kbfixtures import ROOT, home_of, today_store
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def base_url(tmp_path_factory):
+    from web.server import start_in_thread
+
+    server = start_in_thread(home_of(today_store(), tmp_path_factory.mktemp("today-browser") / "home"))
+    yield f"http://127.0.0.1:{server.effective_port}"
+    server.close()
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="ja-JP")
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda exc: errors.append(str(exc)))
+    yield pg
+    context.close()
+    assert errors == [], errors
+
+
+def test_a_clause_shows_its_provenance_and_its_english_pair_from_the_right_edition(page, base_url):
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.goto(base_url + "/mtg/ja/latest/509.1c")
+    head = page.locator("article.clause header")
+    assert head.locator(".prov").inner_text() == "公式訳"
+    assert "20260116.0" in head.inner_text()
+    other = page.locator("aside.other")
+    assert other.locator("h2 small").inner_text() == "20260116"  # the edition 20260116.0 translates
+    assert other.locator(".prov").inner_text() == "公式"
+    assert other.locator("a.rid").inner_text() == "509.1c"
+    page.screenshot(path=str(ARTIFACTS / "today-clause.png"), full_page=False)
+    # The 2008 private translation says so, and pairs with 2008's English edition.
+    page.goto(base_url + "/mtg/ja/5.5.0.0/309.2")
+    assert page.locator("article.clause header .prov").inner_text() == "私訳"
+    assert page.locator("aside.other h2 small").inner_text() == "20081001"
+    assert "推定" in page.locator("aside.other .note").inner_text()
+    # An old English clause points to where its rule lives now.
+    page.goto(base_url + "/mtg/en/latest/502.9")
+    now = page.locator("article.clause .now a")
+    assert now.inner_text() == "702.19"
+    now.click()
+    page.wait_for_url("**/mtg/en/20260116/702.19")
