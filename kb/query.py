@@ -34,7 +34,7 @@ from kb.thesaurus import Thesaurus
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
-ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram"})
+ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense"})
 HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")

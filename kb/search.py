@@ -135,7 +135,8 @@ class Searcher:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
                 total = len(scored)
-        lift_parents(scored, self._local.where)
+        if "priors" in self.layers:
+            lift_parents(scored, self._local.where)
         order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
         hits = []
         for d in order:
@@ -148,10 +149,10 @@ class Searcher:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         for hit in s.search(q, filter=docs, limit=int(want * POOL)):
             if hit.docnum not in scored:
-                bias = prior(hit.get("kind"), hit.get("rule") or "")
-                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
+                bias = prior(hit.get("kind"), hit.get("rule") or "") if "priors" in self.layers else 1.0
+                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded and "priors" in self.layers:
                     bias *= SUPERSEDED
-                if hit.get("game") == self._local.prefer:
+                if hit.get("game") == self._local.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
                 scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
