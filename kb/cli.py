@@ -205,7 +205,11 @@ def search(ctx: click.Context, query: str, game: str | None, lang: str | None, l
     from kb.search import Searcher
 
     store = _store(ctx)
-    hits = Searcher(store, ctx.obj.index_dir()).search(query, game=game, lang=lang, version=label, limit=limit)
+    searcher = Searcher(store, ctx.obj.index_dir())
+    page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
+    hits = page["hits"]
+    for note in page["notes"] + [m for m in [searcher.semantic_status()] if m]:
+        click.echo(note, err=True)
     if as_json:
         emit_json(hits)
         return

@@ -13,26 +13,43 @@ from pathlib import Path
 from whoosh import index as windex
 from whoosh.query import And, Query, Term
 
-from kb import ruleid
+from kb import fusion, history, ruleid, semantic
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
+from kb.fusion import fuse, words_only
 from kb.index import CURRENT_DIR
+from kb.order import english_label
 from kb.query import (
     ALL_LAYERS,
     GAME_HINTS,
     HAS_JA,
     MAX_QUERY,
     MAX_UNITS,
+    QUOTES,
     QueryBuilder,
     Tiers,
     bigram_query,
     clean_query,
     is_rule_query,
+    quoted,
 )
-from kb.ranking import GAME_BIAS, HIER, POOL, SUPERSEDED, lift_parents, prior, settled
+from kb.ranking import (
+    GAME_BIAS,
+    HIER,
+    POOL,
+    SUPERSEDED,
+    arrange,
+    defines,
+    lift_parents,
+    name_of,
+    nearest_rules,
+    prior,
+    settled,
+)
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
+GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 
@@ -57,12 +74,20 @@ class Searcher:
             raise RulekbError(
                 f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`"
             ) from None
+        self.index_dir = Path(index_dir)
+        self._dense_ix: dict[str, semantic.DenseIndex | None] = {}
+        self._dense_cover: dict[tuple, bool] = {}
+        self._dense_off: str | None = None
+        self._embedder = None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
         self.thesaurus = self.builder.thesaurus
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
+        # What each version is (official, official-translation, private-translation, viewer, wiki-quote);
+        # an article, which has no version, is a wiki page.
+        self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
         # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
         newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
         self._superseded = {
@@ -109,6 +134,11 @@ class Searcher:
                 if page["hits"] or offset:
                     return page
         s, docs, shown = self._scope(game, lang, version)
+        phrases = quoted(text)
+        if phrases:
+            # "quoted words" must appear as written (up to width, case, dots and inflection).
+            docs = self._phrase_docs(s, phrases, docs)
+            text = QUOTES.sub(" ", text).strip() or phrases[0]
         self._local.prefer = None if game else self._game_of(text)
         self._local.where = {}
         want = offset + limit
@@ -116,10 +146,14 @@ class Searcher:
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         total = len(exact)
         lits: list[str] = []
-        if not (exact and is_rule_query(text)):
+        rule_query = bool(exact and is_rule_query(text))
+        notes = self._rule_notes(s, text, exact, docs, scored) if is_rule_query(text) else []
+        stripped = text
+        if not rule_query:
             # The game's nickname is a filter (see above), not a word to find.
-            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip()
-            tiers, loose, lits = self.build_query(stripped or text)
+            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
+            tiers, loose, lits = self.build_query(stripped)
+            lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             for tier, q in tiers:
                 if settled(scored, tier) >= want:
@@ -137,13 +171,169 @@ class Searcher:
                 total = len(scored)
         if "priors" in self.layers:
             lift_parents(scored, self._local.where)
-        order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
+        key = (game, lang, version) if not phrases else None
+        dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
+        ranked = fuse(scored, dense) if dense else words_only(scored)
+        if "priors" in self.layers:
+            self._arrange(s, ranked, scored, docs, want)
+        total = max(total, len(ranked.order))
         hits = []
-        for d in order:
-            tier, raw = scored[d]
-            # Shown score: the tier plus the score inside it squashed into [0, 0.04): tiers are >= 0.05 apart.
-            hits.append(self._hit(s, d, tier + 0.04 * raw / (1.0 + raw), shown, lits))
-        return {"total": total, "hits": hits}
+        for d in ranked.order[offset:want]:
+            hit = self._hit(s, d, ranked.score[d], shown, lits)
+            hit["why"] = ranked.why[d]
+            hits.append(hit)
+        if is_rule_query(text) and not (game or version) and offset == 0:
+            notes += self._other_game(text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
+        return {"total": total, "hits": hits, "notes": notes}
+
+    def _other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
+        """A rule number today's texts of one game hold and the other game's older editions held
+        (507.1b): offer that clause too, from the newest edition holding it, with where it went."""
+        rule = ruleid.normalize(text)
+        notes = []
+        s = self._searcher(False)
+        for game in sorted(set(GAME_NAMES) - games):
+            row = self.store.conn.execute(
+                "SELECT v.label, v.lang, n.hash FROM nodes n JOIN versions v ON v.id=n.version_id"
+                " WHERE n.rule=? AND v.game=? AND (? IS NULL OR v.lang=?) ORDER BY v.sort_date DESC LIMIT 1",
+                (rule, game, lang, lang),
+            ).fetchone()
+            if row is None:
+                continue
+            label, vlang, h = row
+            found = [d for d in s.document_numbers(rule=rule, game=game, lang=vlang, hash=h)]
+            if not found:
+                continue
+            hit = self._hit(s, found[0], 2.95, label, [])
+            hit["why"] = [f"rule number in {GAME_NAMES[game]}'s edition {label}"]
+            hits.insert(1 if hits else 0, hit)
+            where = ""
+            if games:
+                gone = history.successor(self.store, game, vlang, rule, label)
+                where = f" until {label}" + (f" (now {gone[-1][0]})" if gone and gone[-1][0] else " (removed)" if gone else "")
+            notes.append(f"{rule} is a rule number of both games: {GAME_NAMES[game]}'s{where} is shown too")
+        return notes
+
+    def _rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list[str]:
+        """Say when a rule number names nothing here (and offer the nearest), or a clause of both games."""
+        rule = ruleid.normalize(text)
+        if exact:
+            games = {s.stored_fields(d)["game"] for d in exact}
+            if len(games) > 1:
+                return [f"{rule} is a rule of both games: " + " and ".join(GAME_NAMES.get(g, g) for g in sorted(games))]
+            return []
+        ids = [r for r in s.reader().field_terms("rule") if ruleid.parse(r) is not None]
+        near = nearest_rules(rule, ids)
+        for i, r in enumerate(near):
+            for d in self._exact(s, r, docs)[:3]:
+                scored.setdefault(d, (2.9, 100.0 - i))
+        if not near:
+            return [f"no rule {rule} here"]
+        return [f"no rule {rule} here; nearest: {', '.join(near)}"]
+
+    def _arrange(self, s, ranked, scored: dict, docs: set[int] | None, want: int) -> None:
+        """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange)."""
+        fields = s.stored_fields
+        notes: dict[int, str] = {}
+
+        def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
+            for d in s.document_numbers(rule=rule, game=game, lang=lang, kind="rule"):
+                if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
+                    return d
+            return None
+
+        def defining(d: int) -> int | None:
+            if scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
+                return None
+            f = fields(d)
+            if f["kind"] == "rule":
+                rule, name = f["rule"], name_of(self._title(f))
+            else:
+                rule, name = f.get("rule") or "", self._title(f).split(" / ")[0]
+            if not rule or not name:
+                return None
+            child = f"{rule}.1" if "." not in rule else f"{rule}a"
+            c = find(f["game"], f["lang"], child)
+            if c is None or not defines(self._text(fields(c)), name):
+                return None
+            notes[c] = f"defines {name}"
+            return c
+
+        def pair(d: int) -> int | None:
+            f = fields(d)
+            if f["kind"] != "rule" or not f.get("dver"):
+                return None
+            other = "en" if f["lang"] == "ja" else "ja"
+            label = f["dver"] if other == "ja" else english_label(f["dver"])
+            if not label:
+                return None
+            found = None
+            for c in s.document_numbers(rule=f["rule"], game=f["game"], lang=other, kind="rule"):
+                dver = fields(c).get("dver") or ""
+                if (docs is None or c in docs) and (dver == label if other == "en" else english_label(dver) == label):
+                    found = c
+            if found is not None:
+                notes[found] = f"{'English' if other == 'en' else 'Japanese'} text of the first hit ({label})"
+            return found
+
+        before = ranked.order
+        ranked.order = arrange(before, fields, defining, pair, window=want + 5)
+        # Scores shown stay monotonic: a moved hit takes the score of the hit it now follows.
+        prev = None
+        for i, d in enumerate(ranked.order[: want + 5]):
+            moved = d in notes or (i < len(before) and before[i] != d and d not in ranked.score)
+            own = ranked.score.get(d, prev if prev is not None else 0.0)
+            ranked.score[d] = prev if (moved and prev is not None) else (min(own, prev) if prev is not None else own)
+            if d in notes:
+                ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
+            prev = ranked.score[d]
+
+    def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:
+        """Documents in scope holding every quoted phrase (Japanese words in order, English words as written)."""
+        out = docs
+        for phrase in phrases:
+            q = self.builder.phrase(phrase)
+            found = set(q.docs(s)) if q is not None else set()
+            out = found if out is None else out & found
+        return out if out is not None else set()
+
+    # -- semantic --------------------------------------------------------------------------
+    def semantic_status(self) -> str | None:
+        """Why semantic ranking is off for this searcher (None when it is on)."""
+        self._dense_index(True)
+        return self._dense_off
+
+    def _dense_index(self, current: bool):
+        """The dense index of the current or full Whoosh index, opened on first use (None: off)."""
+        which = "current" if current else "full"
+        if which not in self._dense_ix:
+            ix = None
+            if "dense" not in self.layers:
+                self._dense_off = "semantic ranking is off (not requested)"
+            else:
+                embedder = semantic.load_embedder()
+                if embedder is None:
+                    self._dense_off = semantic.unavailable_reason()
+                else:
+                    ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
+                    if ix is None and current:
+                        self._dense_off = ("semantic ranking is off: this index has no vectors of "
+                                           f"{embedder.name} (rebuild with `rulekb build --force`)")  # fmt: skip
+                    self._embedder = embedder
+            self._dense_ix[which] = ix
+        return self._dense_ix[which]
+
+    def _dense(self, text: str, s, docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
+        """The dense top-k in scope, or [] when the scope has documents without vectors (an old version)."""
+        current = s is self._searcher(True) and self.ix_current is not None
+        ix = self._dense_index(current)
+        if ix is None:
+            return []
+        if key not in self._dense_cover:
+            self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
+        if not self._dense_cover[key]:
+            return []
+        return ix.top(self._embedder.query(text), fusion.POOL, docs, key)
 
     def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
@@ -234,24 +424,30 @@ class Searcher:
         return s, self._filters[key], shown
 
     # -- results ---------------------------------------------------------------------------
+    def _title(self, f: dict) -> str:
+        """The title of a rule heading or the ``term / English`` of a glossary entry."""
+        return self._title_text(f)[0]
+
+    def _text(self, f: dict) -> str:
+        return self._title_text(f)[1]
+
+    def _title_text(self, f: dict) -> tuple[str, str]:
+        if f["kind"] == "rule":
+            return self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
+        if f["kind"] == "term":
+            row = self.store.conn.execute("SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)).fetchone()
+            return row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else ""), row[2] or ""
+        return tuple(self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone())
+
     def _hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
         f = s.stored_fields(docnum)
         kind = f["kind"]
-        hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": shown or f.get("dver") or None,
-               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1)}  # fmt: skip
-        if kind == "rule":
-            title, text = self.store.conn.execute(
-                "SELECT title, text FROM contents WHERE hash=?", (f["hash"],)
-            ).fetchone()
-        elif kind == "term":
-            row = self.store.conn.execute(
-                "SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)
-            ).fetchone()
-            title = row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else "")
-            text = row[2] or ""
-        else:
-            a = self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone()
-            title, text = a
+        version = shown or f.get("dver") or None
+        hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": version,
+               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1),
+               "provenance": self._provenance.get((f["game"], f["lang"], version), "wiki-quote")}  # fmt: skip
+        title, text = self._title_text(f)
+        if kind == "article":
             hit["article_id"] = f["ref"]
             hit["version"] = None
         body = text or title
