@@ -360,14 +360,15 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--workers", type=click.IntRange(1, 64), help="Server processes (default: one per core).")
 @click.pass_context
 @handles_errors
-def serve(ctx: click.Context, host: str, port: int) -> None:
-    """Serve the web app (production WSGI server, read-only)."""
+def serve(ctx: click.Context, host: str, port: int, workers: int | None) -> None:
+    """Serve the web app (production WSGI server, one process per core, read-only)."""
     from web.server import serve as run
 
     ctx.obj.current()  # fail early, with a clear message, when nothing was built
-    run(ctx.obj.path, host=host, port=port)
+    run(ctx.obj.path, host=host, port=port, workers=workers)
 
 
 def main() -> None:

@@ -327,7 +327,9 @@ class Passages:
                             dtype=np.int32)  # fmt: skip
 
         # One file: the rows of both indexes' documents (the full index's -1 outside the default scope).
-        vectors.save(index_dir / semantic.VECTORS_FILE, full=rows(self.full), current=rows(self.current))
+        # The passages too: the file says what each vector embeds (bench/vectors.py verifies them).
+        texts = np.array([self.texts[bytes(k)] for k in vectors.keys], dtype=str)
+        vectors.save(index_dir / semantic.VECTORS_FILE, full=rows(self.full), current=rows(self.current), texts=texts)
         return {"model": embedder.name, "vectors": len(vectors), **stats}
 
 

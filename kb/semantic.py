@@ -209,8 +209,9 @@ class VectorSet:
         os.replace(tmp, path)
 
     @classmethod
-    def load(cls, path: Path, model: str | None = None) -> VectorSet | None:
-        """The vectors saved at ``path``; None when missing, unreadable or made by another model."""
+    def load(cls, path: Path, model: str | None = None, *, texts: bool = False) -> VectorSet | None:
+        """The vectors saved at ``path`` (with the passages they embed when ``texts``); None when
+        missing, unreadable or made by another model."""
         import numpy as np
 
         try:
@@ -218,7 +219,8 @@ class VectorSet:
                 if model is not None and str(z["model"]) != model:
                     return None
                 vs = cls(str(z["model"]), z["codes"].shape[1], z["keys"], z["codes"], z["scales"])
-                vs.extra = {k: z[k] for k in z.files if k not in ("model", "keys", "codes", "scales")}
+                skip = {"model", "keys", "codes", "scales"} | (set() if texts else {"texts"})
+                vs.extra = {k: z[k] for k in z.files if k not in skip}
                 return vs
         except (OSError, KeyError, ValueError):
             return None
