@@ -6,6 +6,7 @@ scopes a search to a game, language and version, collects each tier's hits and r
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from pathlib import Path
@@ -13,12 +14,11 @@ from pathlib import Path
 from whoosh import index as windex
 from whoosh.query import And, Query, Term
 
-from kb import fusion, history, ruleid, semantic
+from kb import fusion, results, ruleid, semantic
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
 from kb.fusion import fuse, words_only
 from kb.index import CURRENT_DIR
-from kb.order import english_label
 from kb.query import (
     ALL_LAYERS,
     GAME_HINTS,
@@ -38,20 +38,27 @@ from kb.ranking import (
     HIER,
     POOL,
     SUPERSEDED,
-    arrange,
-    defines,
     lift_parents,
-    name_of,
-    nearest_rules,
     prior,
     settled,
 )
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
-GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
+
+
+log = logging.getLogger(__name__)
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    """Log why semantic ranking is off, once per process (the web app opens a searcher per thread;
+    the CLI prints ``Searcher.semantic_status()`` itself)."""
+    if message not in _said:
+        _said.add(message)
+        log.info(message)
 
 
 class Searcher:
@@ -107,6 +114,10 @@ class Searcher:
             setattr(self._local, name, s)
         return s
 
+    def full_searcher(self):
+        """This thread's Whoosh searcher of the full index (every version)."""
+        return self._searcher(False)
+
     def _current_reader(self):
         """This thread's reader of the default-scope index, or None when there is none."""
         return self._searcher(True).reader() if self.ix_current is not None else None
@@ -142,12 +153,12 @@ class Searcher:
         self._local.prefer = None if game else self._game_of(text)
         self._local.where = {}
         want = offset + limit
-        exact = self._exact(s, text, docs)
+        exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         total = len(exact)
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))
-        notes = self._rule_notes(s, text, exact, docs, scored) if is_rule_query(text) else []
+        notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
         stripped = text
         if not rule_query:
             # The game's nickname is a filter (see above), not a word to find.
@@ -175,118 +186,16 @@ class Searcher:
         dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
         ranked = fuse(scored, dense) if dense else words_only(scored)
         if "priors" in self.layers:
-            self._arrange(s, ranked, scored, docs, want)
+            results.arrange_page(self, s, ranked, scored, docs, want)
         total = max(total, len(ranked.order))
         hits = []
         for d in ranked.order[offset:want]:
-            hit = self._hit(s, d, ranked.score[d], shown, lits)
+            hit = self.hit(s, d, ranked.score[d], shown, lits)
             hit["why"] = ranked.why[d]
             hits.append(hit)
         if is_rule_query(text) and not (game or version) and offset == 0:
-            notes += self._other_game(text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
+            notes += results.other_game(self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
         return {"total": total, "hits": hits, "notes": notes}
-
-    def _other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
-        """A rule number today's texts of one game hold and the other game's older editions held
-        (507.1b): offer that clause too, from the newest edition holding it, with where it went."""
-        rule = ruleid.normalize(text)
-        notes = []
-        s = self._searcher(False)
-        for game in sorted(set(GAME_NAMES) - games):
-            row = self.store.conn.execute(
-                "SELECT v.label, v.lang, n.hash FROM nodes n JOIN versions v ON v.id=n.version_id"
-                " WHERE n.rule=? AND v.game=? AND (? IS NULL OR v.lang=?) ORDER BY v.sort_date DESC LIMIT 1",
-                (rule, game, lang, lang),
-            ).fetchone()
-            if row is None:
-                continue
-            label, vlang, h = row
-            found = [d for d in s.document_numbers(rule=rule, game=game, lang=vlang, hash=h)]
-            if not found:
-                continue
-            hit = self._hit(s, found[0], 2.95, label, [])
-            hit["why"] = [f"rule number in {GAME_NAMES[game]}'s edition {label}"]
-            hits.insert(1 if hits else 0, hit)
-            where = ""
-            if games:
-                gone = history.successor(self.store, game, vlang, rule, label)
-                where = f" until {label}" + (f" (now {gone[-1][0]})" if gone and gone[-1][0] else " (removed)" if gone else "")
-            notes.append(f"{rule} is a rule number of both games: {GAME_NAMES[game]}'s{where} is shown too")
-        return notes
-
-    def _rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list[str]:
-        """Say when a rule number names nothing here (and offer the nearest), or a clause of both games."""
-        rule = ruleid.normalize(text)
-        if exact:
-            games = {s.stored_fields(d)["game"] for d in exact}
-            if len(games) > 1:
-                return [f"{rule} is a rule of both games: " + " and ".join(GAME_NAMES.get(g, g) for g in sorted(games))]
-            return []
-        ids = [r for r in s.reader().field_terms("rule") if ruleid.parse(r) is not None]
-        near = nearest_rules(rule, ids)
-        for i, r in enumerate(near):
-            for d in self._exact(s, r, docs)[:3]:
-                scored.setdefault(d, (2.9, 100.0 - i))
-        if not near:
-            return [f"no rule {rule} here"]
-        return [f"no rule {rule} here; nearest: {', '.join(near)}"]
-
-    def _arrange(self, s, ranked, scored: dict, docs: set[int] | None, want: int) -> None:
-        """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange)."""
-        fields = s.stored_fields
-        notes: dict[int, str] = {}
-
-        def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
-            for d in s.document_numbers(rule=rule, game=game, lang=lang, kind="rule"):
-                if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
-                    return d
-            return None
-
-        def defining(d: int) -> int | None:
-            if scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
-                return None
-            f = fields(d)
-            if f["kind"] == "rule":
-                rule, name = f["rule"], name_of(self._title(f))
-            else:
-                rule, name = f.get("rule") or "", self._title(f).split(" / ")[0]
-            if not rule or not name:
-                return None
-            child = f"{rule}.1" if "." not in rule else f"{rule}a"
-            c = find(f["game"], f["lang"], child)
-            if c is None or not defines(self._text(fields(c)), name):
-                return None
-            notes[c] = f"defines {name}"
-            return c
-
-        def pair(d: int) -> int | None:
-            f = fields(d)
-            if f["kind"] != "rule" or not f.get("dver"):
-                return None
-            other = "en" if f["lang"] == "ja" else "ja"
-            label = f["dver"] if other == "ja" else english_label(f["dver"])
-            if not label:
-                return None
-            found = None
-            for c in s.document_numbers(rule=f["rule"], game=f["game"], lang=other, kind="rule"):
-                dver = fields(c).get("dver") or ""
-                if (docs is None or c in docs) and (dver == label if other == "en" else english_label(dver) == label):
-                    found = c
-            if found is not None:
-                notes[found] = f"{'English' if other == 'en' else 'Japanese'} text of the first hit ({label})"
-            return found
-
-        before = ranked.order
-        ranked.order = arrange(before, fields, defining, pair, window=want + 5)
-        # Scores shown stay monotonic: a moved hit takes the score of the hit it now follows.
-        prev = None
-        for i, d in enumerate(ranked.order[: want + 5]):
-            moved = d in notes or (i < len(before) and before[i] != d and d not in ranked.score)
-            own = ranked.score.get(d, prev if prev is not None else 0.0)
-            ranked.score[d] = prev if (moved and prev is not None) else (min(own, prev) if prev is not None else own)
-            if d in notes:
-                ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
-            prev = ranked.score[d]
 
     def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:
         """Documents in scope holding every quoted phrase (Japanese words in order, English words as written)."""
@@ -321,6 +230,8 @@ class Searcher:
                                            f"{embedder.name} (rebuild with `rulekb build --force`)")  # fmt: skip
                     self._embedder = embedder
             self._dense_ix[which] = ix
+            if current and self._dense_off and "not requested" not in self._dense_off:
+                _say_once(self._dense_off)
         return self._dense_ix[which]
 
     def _dense(self, text: str, s, docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
@@ -378,7 +289,7 @@ class Searcher:
         return self.builder.build(text)
 
     @staticmethod
-    def _exact(s, text: str, docs: set[int] | None) -> list[int]:
+    def exact(s, text: str, docs: set[int] | None) -> list[int]:
         """Docs of the clause a rule-number query names (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
         rule = ruleid.normalize(text)
         if ruleid.parse(rule) is None:
@@ -424,11 +335,11 @@ class Searcher:
         return s, self._filters[key], shown
 
     # -- results ---------------------------------------------------------------------------
-    def _title(self, f: dict) -> str:
+    def title_of(self, f: dict) -> str:
         """The title of a rule heading or the ``term / English`` of a glossary entry."""
         return self._title_text(f)[0]
 
-    def _text(self, f: dict) -> str:
+    def text_of(self, f: dict) -> str:
         return self._title_text(f)[1]
 
     def _title_text(self, f: dict) -> tuple[str, str]:
@@ -439,7 +350,7 @@ class Searcher:
             return row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else ""), row[2] or ""
         return tuple(self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone())
 
-    def _hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
+    def hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
         f = s.stored_fields(docnum)
         kind = f["kind"]
         version = shown or f.get("dver") or None

