@@ -304,6 +304,7 @@ def main() -> None:
     ap.add_argument("--index", help="with --store: reuse (or build) the index in this directory")
     ap.add_argument("--show-misses", action="store_true", help="list dev queries not answered first")
     ap.add_argument("--only", help="run only the rulekb step with this name (and no baselines)")
+    ap.add_argument("--fusion", default="", help="fusion settings to try, e.g. guard=2.5,weight=1.5,k=60,pool=50")
     args = ap.parse_args()
     from kb.search import Searcher
 
@@ -317,6 +318,8 @@ def main() -> None:
             if args.only and args.only != name:
                 continue
             s = Searcher(store, ipath, layers=layers)
+            s.fusion = {k: float(v) if k in ("guard", "weight") else int(v)
+                        for k, v in (kv.split("=") for kv in args.fusion.split(",") if kv)}  # fmt: skip
             results[f"rulekb {name}"] = evaluate(name, lambda q, s=s, **o: s.search(q, limit=10, **o), queries,
                                                  misses=args.show_misses and name == LAYER_STEPS[-1][0])  # fmt: skip
         base = Baselines(store)

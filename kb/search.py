@@ -85,6 +85,7 @@ class Searcher:
         self._dense_ix: dict[str, semantic.DenseIndex | None] = {}
         self._dense_cover: dict[tuple, bool] = {}
         self._dense_off: str | None = None
+        self.fusion: dict = {}  # overrides of kb.fusion's constants (bench/relevance.py --fusion)
         self._embedder = None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
@@ -184,7 +185,7 @@ class Searcher:
             lift_parents(scored, self._local.where)
         key = (game, lang, version) if not phrases else None
         dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
-        ranked = fuse(scored, dense) if dense else words_only(scored)
+        ranked = fuse(scored, dense, **self.fusion) if dense else words_only(scored)
         if "priors" in self.layers:
             results.arrange_page(self, s, ranked, scored, docs, want)
         total = max(total, len(ranked.order))
@@ -244,7 +245,7 @@ class Searcher:
             self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
         if not self._dense_cover[key]:
             return []
-        return ix.top(self._embedder.query(text), fusion.POOL, docs, key)
+        return ix.top(self._embedder.query(text), self.fusion.get("pool", fusion.POOL), docs, key)
 
     def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""

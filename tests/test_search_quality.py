@@ -8,7 +8,11 @@ import pytest
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
 from kb.fusion import GUARD, fuse, words_only
 from kb.ranking import arrange, defines, nearest_rules
-from tests.test_index_search import first, kb, searcher  # noqa: F401  (module fixtures)
+from tests import test_index_search as base
+
+kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
+searcher = base.searcher
+first = base.first
 
 
 def marked(text: str, lits: list[str]) -> list[str]:
