@@ -41,7 +41,7 @@ def make(homes: list[str]) -> None:
     if len(models) != 1:
         raise SystemExit(f"the homes were embedded by different models: {sorted(models)}")
     merged = semantic.VectorSet.concat(sets)
-    keys = list(dict.fromkeys(bytes(k) for k in merged.keys))
+    keys = list(dict.fromkeys(merged.key_list()))
     cache = merged.subset(keys)
     out = semantic.SHIPPED_DIR / f"vectors-{cache.model.replace('/', '_')}.npz"
     for old in semantic.shipped_caches(cache.model):
@@ -60,7 +60,7 @@ def verify(home: str, sample: int) -> None:
     cache = semantic.VectorSet.load(paths[0], embedder.name)
     live = home_vectors(home, texts=True)
     print(f"{paths[0].relative_to(ROOT)}: sha256 {hashlib.sha256(paths[0].read_bytes()).hexdigest()}, {len(cache)} vectors")
-    texts = {bytes(k): str(t) for k, t in zip(live.keys, live.extra["texts"], strict=True)}
+    texts = {k: str(t) for k, t in zip(live.key_list(), live.extra["texts"], strict=True)}
     held = [k for k in texts if cache.row_of(k) is not None]
     print(f"covers {len(held)} of the {len(texts)} default-scope passages of {home}")
     bad = [k for k in texts if semantic.passage_key(texts[k]) != k]

@@ -459,7 +459,7 @@ def _cut_before(text: str, pos: int, reach: int) -> int:
     if ends:
         return ends[-1] + (1 if ends[-1] < len(text) and text[ends[-1]] == " " else 0)
     gaps = [m.end() for m in _WORD_GAP.finditer(text, lo, pos)]
-    return gaps[-1] if gaps else lo
+    return gaps[-1] if gaps else pos - reach // 2  # no boundary near: a little context before
 
 
 def _cut_after(text: str, pos: int, reach: int) -> int:

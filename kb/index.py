@@ -328,7 +328,7 @@ class Passages:
 
         # One file: the rows of both indexes' documents (the full index's -1 outside the default scope).
         # The passages too: the file says what each vector embeds (bench/vectors.py verifies them).
-        texts = np.array([self.texts[bytes(k)] for k in vectors.keys], dtype=str)
+        texts = np.array([self.texts[k] for k in vectors.key_list()], dtype=str)
         vectors.save(index_dir / semantic.VECTORS_FILE, full=rows(self.full), current=rows(self.current), texts=texts)
         return {"model": embedder.name, "vectors": len(vectors), **stats}
 

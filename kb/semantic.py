@@ -132,6 +132,16 @@ def clip(text: str, limit: int = PASSAGE_CHARS) -> str:
     return head[: cut + 1] if cut > limit * 0.6 else head
 
 
+def _as_key_rows(keys):
+    """Keys (bytes, an "S16" array as older files stored them, or uint8 rows) as (n, 16) uint8 rows."""
+    import numpy as np
+
+    if isinstance(keys, np.ndarray) and keys.dtype == np.uint8:
+        return keys.reshape(-1, 16)
+    raw = b"".join(bytes(k).ljust(16, b"\0") for k in keys)  # "S16" dropped trailing zero bytes
+    return np.frombuffer(raw, dtype=np.uint8).reshape(-1, 16).copy()
+
+
 def rule_passage(heading: str, title: str, text: str) -> str:
     """What a clause is embedded as: the heading it sits under (its topic), its title and text."""
     head = f"{heading}: " if heading and heading != title else ""
@@ -156,7 +166,8 @@ class VectorSet:
         import numpy as np
 
         self.model, self.dim = model, dim
-        self.keys = keys if keys is not None else np.zeros((0,), dtype="S16")
+        # Keys as a (n, 16) uint8 array: numpy's "S16" would drop a hash's trailing zero bytes.
+        self.keys = _as_key_rows(keys) if keys is not None else np.zeros((0, 16), dtype=np.uint8)
         self.codes = codes if codes is not None else np.zeros((0, dim), dtype=np.int8)
         self.scales = scales if scales is not None else np.zeros((0,), dtype=np.float32)
         self._row: dict[bytes, int] | None = None
@@ -166,7 +177,7 @@ class VectorSet:
 
     def row_of(self, key: bytes) -> int | None:
         if self._row is None:
-            self._row = {bytes(k): i for i, k in enumerate(self.keys)}
+            self._row = {k: i for i, k in enumerate(self.key_list())}
         return self._row.get(key)
 
     @classmethod
@@ -177,7 +188,11 @@ class VectorSet:
         vecs = np.asarray(vecs, dtype=np.float32).reshape(len(keys), -1)
         scales = np.maximum(np.abs(vecs).max(axis=1), 1e-12) / 127.0
         codes = np.round(vecs / scales[:, None]).astype(np.int8)
-        return cls(model, vecs.shape[1], np.array(keys, dtype="S16"), codes, scales.astype(np.float32))
+        return cls(model, vecs.shape[1], keys, codes, scales.astype(np.float32))
+
+    def key_list(self) -> list[bytes]:
+        """The keys, in row order."""
+        return [row.tobytes() for row in self.keys]
 
     def floats(self, rows=None):
         """Float32 rows (all, or the given row numbers), renormalised."""
@@ -252,8 +267,8 @@ def embed_all(passages: dict[bytes, str], embedder: Embedder, sources: list[Path
         got = vs.subset(missing)
         if len(got):
             found.append(got)
-            for k in got.keys:
-                missing.pop(bytes(k), None)
+            for k in got.key_list():
+                missing.pop(k, None)
     reused = len(passages) - len(missing)
     t0 = time.perf_counter()
     keys = list(missing)
