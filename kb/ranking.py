@@ -64,7 +64,7 @@ def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[in
     - the clause that defines a term ("X is …") comes right above the heading or glossary entry
       named by the query, which point to it (``defining(doc) -> doc | None``);
     - a glossary entry below the clause it points to adds nothing: it is dropped (one clause, one hit);
-    - the first hit's other-language pair from the same edition comes second (``pair(doc) -> doc | None``).
+    - the first hit's English text from the edition it translates comes second (``pair(doc) -> doc | None``).
     """
     head, tail = order[:window], order[window:]
     out: list[int] = []

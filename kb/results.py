@@ -88,19 +88,18 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
 
     def pair(d: int) -> int | None:
         f = fields(d)
-        if f["kind"] != "rule" or not f.get("dver") or "." not in f["rule"]:
-            return None  # a clause's pair: a heading's other-language title adds nothing
-        other = "en" if f["lang"] == "ja" else "ja"
-        label = f["dver"] if other == "ja" else english_label(f["dver"])
+        if f["kind"] != "rule" or f["lang"] != "ja" or not f.get("dver") or "." not in f["rule"]:
+            return None  # a Japanese clause's English text (a heading's English title adds nothing)
+        label = english_label(f["dver"])
         if not label:
             return None
         found = None
-        for c in s.document_numbers(rule=f["rule"], game=f["game"], lang=other, kind="rule"):
+        for c in s.document_numbers(rule=f["rule"], game=f["game"], lang="en", kind="rule"):
             dver = fields(c).get("dver") or ""
-            if (docs is None or c in docs) and (dver == label if other == "en" else english_label(dver) == label):
+            if (docs is None or c in docs) and dver == label:
                 found = c
         if found is not None:
-            notes[found] = f"{'English' if other == 'en' else 'Japanese'} text of the first hit ({label})"
+            notes[found] = f"English text of the first hit ({label})"
         return found
 
     ranked.order = arrange(ranked.order, fields, defining, pair, window=want + 5)
