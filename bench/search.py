@@ -98,16 +98,45 @@ def latency(searcher: Searcher, queries: list[str], repeat: int, embedder) -> li
     return out
 
 
+def report_latency(store: Store, ix: Path, queries: list[str], repeat: int, embedder, db) -> None:
+    """Query latency, words only and with dense fusion, against FTS5 in the same process."""
+    words = latency(Searcher(store, ix, layers=ALL_LAYERS - {"dense"}), queries, repeat, None)
+    dense = latency(Searcher(store, ix), queries, repeat, embedder)
+    base = []
+    for q in queries:
+        runs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fts5_query(db, q)
+            runs.append((time.perf_counter() - t) * 1000)
+        base.append(statistics.median(runs))
+    print(f"query latency over {len(queries)} distinct queries (median of {repeat} runs each, query vectors not cached):")
+    for name, xs in (("words only", words), ("with dense", dense)):
+        print(f"  rulekb {name:10}  p50 {pct(xs, 50):6.1f} ms  p95 {pct(xs, 95):6.1f} ms  max {max(xs):6.1f} ms")
+    print(f"  FTS5 trigram       p50 {pct(base, 50):6.2f} ms  p95 {pct(base, 95):6.2f} ms")
+    print(f"  ratios: dense/words p50 {pct(dense, 50) / pct(words, 50):.2f}x; rulekb (dense)/FTS5 p50"
+          f" {pct(dense, 50) / max(pct(base, 50), 1e-3):.0f}x  [targets with dense: p50 < 30, p95 < 100]")  # fmt: skip
+    slow = sorted(zip(dense, queries, strict=True), reverse=True)[:5]
+    print("  slowest (dense): " + "; ".join(f"{q} {ms:.0f} ms" for ms, q in slow))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--home", help="a built data home (default: build the bundled corpus into a temporary one)")
     ap.add_argument("--repeat", type=int, default=3, help="query passes (median per query)")
     ap.add_argument("--cold", type=int, default=64, help="passages embedded from scratch to measure the rate")
+    ap.add_argument("--store", help="with --index: time queries on this store and index, no builds")
+    ap.add_argument("--index", help="with --store: an index built from it")
     args = ap.parse_args()
     from kb.build import build_kb
     from kb.home import Home
 
     embedder = semantic.load_embedder()
+    if args.store and args.index:
+        store = Store.open(args.store)
+        queries = list(dict.fromkeys(q["query"] for q in load_queries()))
+        report_latency(store, Path(args.index), queries, args.repeat, embedder, fts5(store))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         home = Home(args.home or Path(tmp) / "home")
         if not home.exists():
@@ -136,25 +165,7 @@ def main() -> None:
         db = fts5(store)
         print(f"FTS5 trigram build {time.perf_counter() - t1:.1f} s")
         queries = list(dict.fromkeys(q["query"] for q in load_queries()))
-        ix = Path(tmp) / "first"
-        words = latency(Searcher(store, ix, layers=ALL_LAYERS - {"dense"}), queries, args.repeat, None)
-        dense = latency(Searcher(store, ix), queries, args.repeat, embedder)
-        base = []
-        for q in queries:
-            runs = []
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                fts5_query(db, q)
-                runs.append((time.perf_counter() - t) * 1000)
-            base.append(statistics.median(runs))
-        print(f"query latency over {len(queries)} distinct queries (median of {args.repeat} runs each):")
-        for name, xs in (("words only", words), ("with dense", dense)):
-            print(f"  rulekb {name:10}  p50 {pct(xs, 50):6.1f} ms  p95 {pct(xs, 95):6.1f} ms  max {max(xs):6.1f} ms")
-        print(f"  FTS5 trigram       p50 {pct(base, 50):6.2f} ms  p95 {pct(base, 95):6.2f} ms")
-        print(f"  ratios: dense/words p50 {pct(dense, 50) / pct(words, 50):.2f}x; rulekb (dense)/FTS5 p50"
-              f" {pct(dense, 50) / max(pct(base, 50), 1e-3):.0f}x  [targets with dense: p50 < 30, p95 < 100]")  # fmt: skip
-        slow = sorted(zip(dense, queries, strict=True), reverse=True)[:5]
-        print("  slowest (dense): " + "; ".join(f"{q} {ms:.0f} ms" for ms, q in slow))
+        report_latency(store, Path(tmp) / "first", queries, args.repeat, embedder, db)
         store.close()
 
 
