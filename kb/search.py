@@ -185,7 +185,11 @@ class Searcher:
             lift_parents(scored, self._local.where)
         key = (game, lang, version) if not phrases else None
         dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
-        ranked = fuse(scored, dense, **self.fusion) if dense else words_only(scored)
+        settings = dict(self.fusion)
+        long_guard = settings.pop("long_guard", None)
+        if long_guard is not None and len({w.key for w in words(stripped, self.vocab)}) >= 3:
+            settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
+        ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
         if "priors" in self.layers:
             results.arrange_page(self, s, ranked, scored, docs, want)
         total = max(total, len(ranked.order))
