@@ -14,7 +14,7 @@ AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
 $(BIN)/rulekb: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(BIN)/python -m pip install --quiet -e '.[test,semantic]'
 	touch $@
 
 ## Build the KB from the bundled corpus/ and serve the web app on http://$(HOST):$(PORT)/

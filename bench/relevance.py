@@ -27,17 +27,13 @@ from kb.errors import RulekbError  # noqa: E402
 from kb.store import Store  # noqa: E402
 
 QUERIES = Path(__file__).with_name("queries.tsv")
-LAYER_STEPS = [
-    ("words", frozenset()),
-    ("+reading", frozenset({"reading"})),
-    ("+thesaurus", frozenset({"reading", "thesaurus"})),
-    ("+translate", frozenset({"reading", "thesaurus", "translate"})),
-    ("+bigram (all)", frozenset({"reading", "thesaurus", "translate", "bigram"})),
-]
+_STEPS = ["reading", "thesaurus", "translate", "bigram", "priors", "dense"]
+# Each search layer added in turn: words -> readings -> thesaurus -> translations -> bigrams -> priors -> dense fusion.
+LAYER_STEPS = [("words", frozenset())] + [("+" + name, frozenset(_STEPS[: i + 1])) for i, name in enumerate(_STEPS)]
 
 
-SPLITS = ("dev", "held", "new")
-NEW_SECTION = "#@ new"
+SPLITS = ("dev", "held", "new", "fresh")
+SECTION = "#@ "  # "#@ new: ..." / "#@ fresh: ...": every query below belongs to that held-out split
 
 
 def load_queries(path: Path = QUERIES) -> list[dict]:
@@ -45,22 +41,25 @@ def load_queries(path: Path = QUERIES) -> list[dict]:
 
     Split, fixed before any tuning: in the original set the queries of each kind alternate in file
     order between ``dev`` (1st, 3rd, ...: the only ones looked at while tuning) and ``held`` (2nd,
-    4th, ...); queries after the ``#@ new`` line are ``new``, a second held-out set.
+    4th, ...); queries after a ``#@ NAME`` line belong to the held-out split NAME: ``new`` (a second
+    set) and ``fresh`` (a third, written for issue 14 before its tuning).
     """
     out = []
     seen: dict[str, int] = defaultdict(int)
-    new = False
+    section = ""
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if line.startswith(NEW_SECTION):
-            new = True
+        if line.startswith(SECTION):
+            section = line[len(SECTION) :].split(":")[0].strip()
+            if section not in SPLITS:
+                raise SystemExit(f"{path}:{lineno}: unknown split {section!r} (known: {', '.join(SPLITS)})")
         if not line.strip() or line.startswith("#"):
             continue
         cols = line.split("\t")
         if len(cols) < 3:
             raise SystemExit(f"{path}:{lineno}: expected KIND<TAB>QUERY<TAB>EXPECTED")
         opts = dict(kv.split("=", 1) for kv in cols[3].split(",")) if len(cols) > 3 and cols[3].strip() else {}
-        split = "new" if new else ("dev", "held")[seen[cols[0]] % 2]
-        seen[cols[0]] += not new
+        split = section or ("dev", "held")[seen[cols[0]] % 2]
+        seen[cols[0]] += not section
         out.append({"kind": cols[0], "query": cols[1], "expected": cols[2].split(), "options": opts, "split": split})
     return out
 
@@ -165,17 +164,82 @@ class Baselines:
         return [docs[i] for _, i in sorted(scored)[:10]]
 
 
+def successors(store: Store, queries: list[dict]) -> int:
+    """Let an old answer's modern successor count: a target of the 2008 numbering (``mtg:309``, the
+    5.5.0.0 text) also accepts the clause the English lineage carries it to today (``mtg:509``).
+
+    Queries that search the old text itself (``version=5.5.0.0``) keep their targets. Returns how many
+    targets were added."""
+    from kb import history
+    from kb.errors import NotFound
+
+    try:
+        old = store.find_version("5.5.0.0", "mtg", "ja")
+        newest = store.latest("mtg", "en")
+    except NotFound:
+        return 0
+    start = (old.meta.get("estimated") or {}).get("best")
+    if not start or newest is None:
+        return 0
+    held = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (old.id,))}
+    wanted = sorted({t.split(":", 1)[1] for q in queries if "version" not in q["options"]
+                     for t in q["expected"] if t.startswith("mtg") and t.split(":", 1)[1] in held})  # fmt: skip
+    try:
+        now = history.carry(store, "mtg", "en", wanted, start, newest.label)
+    except NotFound:
+        return 0
+    added = 0
+    for q in queries:
+        if "version" in q["options"]:
+            continue
+        extra = [f"{t.split(':', 1)[0]}:{now[r]}" for t in q["expected"] if t.startswith("mtg")
+                 and (r := t.split(":", 1)[1]) in now and now[r] and now[r] != r]  # fmt: skip
+        extra = [t for t in dict.fromkeys(extra) if t not in q["expected"]]
+        q["expected"] = q["expected"] + extra
+        added += len(extra)
+    return added
+
+
+def definers(store: Store, queries: list[dict]) -> int:
+    """Let a term's defining clause count where its heading is expected: the issue asks for the clause
+    that defines a term ("トランプルは…", "Trample is …") above the heading named by it, so a list
+    naming only the heading would count that order as a miss. Returns how many targets were added."""
+    from kb.ranking import defines, name_of
+
+    added = 0
+    for q in queries:
+        extra = []
+        for t in q["expected"]:
+            where, _, rule = t.partition(":")
+            if where == "article" or not rule:
+                continue
+            game = where.split("/")[0]
+            child = f"{rule}.1" if "." not in rule else f"{rule}a"
+            rows = store.conn.execute(
+                "SELECT h.title, c.text FROM nodes hn JOIN contents h ON h.hash=hn.hash"
+                " JOIN nodes cn ON cn.version_id=hn.version_id AND cn.rule=? JOIN contents c ON c.hash=cn.hash"
+                " JOIN versions v ON v.id=hn.version_id WHERE hn.rule=? AND v.game=? AND h.title!=''",
+                (child, rule, game),
+            )
+            if any(defines(text, name_of(title)) for title, text in rows):
+                extra.append(f"{game}:{child}")
+        extra = [t for t in dict.fromkeys(extra) if t not in q["expected"]]
+        q["expected"] = q["expected"] + extra
+        added += len(extra)
+    return added
+
+
 def evaluate(name: str, run, queries: list[dict], misses: bool = False) -> dict:
-    """Ranks per kind, and per split under the keys ``@dev``, ``@held``, ``@new``; misses only for dev."""
-    per: dict[str, list[int | None]] = defaultdict(list)
+    """Ranks per (split, kind) and per split (key ``(split, None)``); misses listed only for dev."""
+    per: dict[tuple, list[int | None]] = defaultdict(list)
     for q in queries:
         try:
             hits = run(q["query"], **q["options"])
         except RulekbError:
             hits = []
         r = rank_of(hits, q["expected"])
-        per[q["kind"] if q["split"] != "new" else "@"].append(r)
-        per["@" + q["split"]].append(r)
+        per[(q["split"], q["kind"])].append(r)
+        per[(q["split"], None)].append(r)
         if misses and r != 1 and q["split"] == "dev":
             got = ", ".join(f"{h['game']}:{h['rule'] or h['title']}" for h in hits[:3])
             print(f"    [{name}] {q['kind']:10} {q['query']}: rank {r} (want {' '.join(q['expected'])}; got {got})")
@@ -188,62 +252,85 @@ def metrics(ranks: list[int | None]) -> tuple[float, float, float]:
     return mrr, sum(1 for r in ranks if r == 1) / n, sum(1 for r in ranks if r and r <= 5) / n
 
 
-def report(results: dict[str, dict[str, list]], kinds: list[str]) -> None:
-    """Per-kind MRR (original set), then overall figures for each split."""
+def report(results: dict[str, dict[tuple, list]], queries: list[dict]) -> None:
+    """MRR@10 per kind of each split for every system, then MRR@10 / S@1 / S@5 per split."""
     names = list(results)
-    print(f"{'MRR@10 by kind':14} " + " ".join(f"{n[:14]:>14}" for n in names))
-    for kind in kinds + ["ALL"]:
-        row = []
-        for n in names:
-            ranks = results[n]["@dev"] + results[n]["@held"] if kind == "ALL" else results[n][kind]
-            row.append(metrics(ranks)[0])
-        n = (
-            len(results[names[0]]["@dev"] + results[names[0]]["@held"])
-            if kind == "ALL"
-            else len(results[names[0]][kind])
-        )
-        print(f"{kind + ' (' + str(n) + ')':14} " + " ".join(f"{v:14.3f}" for v in row))
-    print()
-    print(f"{'overall (dev+held)':18} {'MRR@10':>8} {'S@1':>6} {'S@5':>6}   MRR@10: dev  held   new")
-    for n in names:
-        m = metrics(results[n]["@dev"] + results[n]["@held"])
-        by = " ".join(f"{metrics(results[n]['@' + sp])[0]:5.3f}" for sp in SPLITS)
-        print(f"{n[:18]:18} {m[0]:8.3f} {m[1]:6.3f} {m[2]:6.3f}   {by:>23}")
+    for split in SPLITS:
+        kinds = list(dict.fromkeys(q["kind"] for q in queries if q["split"] == split))
+        if not kinds:
+            continue
+        print(f"{'MRR@10 ' + split:16} " + " ".join(f"{n[:13]:>13}" for n in names))
+        for kind in kinds + [None]:
+            n = len(results[names[0]][(split, kind)])
+            label = f"{kind or 'ALL'} ({n})"
+            print(f"{label:16} " + " ".join(f"{metrics(results[x][(split, kind)])[0]:13.3f}" for x in names))
+        print()
+    print(f"{'system':22} " + " ".join(f"{sp + ' MRR/S@1/S@5':>22}" for sp in SPLITS))
+    for x in names:
+        cells = []
+        for sp in SPLITS:
+            m = metrics(results[x][(sp, None)])
+            cells.append(f"{m[0]:.3f} {m[1]:.3f} {m[2]:.3f}")
+        print(f"{x[:22]:22} " + " ".join(f"{c:>22}" for c in cells))
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", help="reuse (or create) the ingested store at this path")
-    ap.add_argument("--index", help="reuse (or build) the index in this directory")
-    ap.add_argument("--show-misses", action="store_true", help="list queries not answered first")
-    args = ap.parse_args()
+def open_kb(args, tmp: str) -> tuple[Store, Path]:
+    """The store and index to measure: ``--store/--index``, ``--home``, else the bundled corpus built into ``tmp``."""
+    from kb.build import build_kb
+    from kb.home import Home
     from kb.index import build_index
-    from kb.search import Searcher
 
-    queries = load_queries()
-    kinds = list(dict.fromkeys(q["kind"] for q in queries if q["split"] != "new"))
-    with tempfile.TemporaryDirectory() as tmp:
-        spath = Path(args.store) if args.store else Path(tmp) / "kb.sqlite"
+    if args.store:
+        spath = Path(args.store)
         store = Store.open(str(spath)) if spath.exists() else make_store(spath)
         ipath = Path(args.index) if args.index else Path(tmp) / "index"
         if not ipath.exists():
             t0 = time.perf_counter()
             build_index(store, ipath, progress)
             print(f"\n  index built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+        return store, ipath
+    home = Home(args.home or Path(tmp) / "home")
+    if not home.exists():
+        t0 = time.perf_counter()
+        build_kb(home, progress=progress)
+        print(f"\n  bundled corpus built in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return home.open_store(), home.index_dir()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--home", help="a built data home (default: build the bundled corpus into a temporary one)")
+    ap.add_argument("--store", help="reuse (or create) an ingested store at this path instead")
+    ap.add_argument("--index", help="with --store: reuse (or build) the index in this directory")
+    ap.add_argument("--show-misses", action="store_true", help="list dev queries not answered first")
+    ap.add_argument("--only", help="run only the rulekb step with this name (and no baselines)")
+    ap.add_argument("--fusion", default="", help="fusion settings to try, e.g. guard=2.5,weight=1.5,k=60,pool=50")
+    args = ap.parse_args()
+    from kb.search import Searcher
+
+    queries = load_queries()
+    with tempfile.TemporaryDirectory() as tmp:
+        store, ipath = open_kb(args, tmp)
+        added = successors(store, queries)
+        defined = definers(store, queries)
         results: dict[str, dict] = {}
         for name, layers in LAYER_STEPS:
+            if args.only and args.only != name:
+                continue
             s = Searcher(store, ipath, layers=layers)
+            s.fusion = {k: float(v) if k in ("guard", "weight", "long_guard") else int(v)
+                        for k, v in (kv.split("=") for kv in args.fusion.split(",") if kv)}  # fmt: skip
             results[f"rulekb {name}"] = evaluate(name, lambda q, s=s, **o: s.search(q, limit=10, **o), queries,
-                                                 misses=args.show_misses and name.endswith("(all)"))  # fmt: skip
+                                                 misses=args.show_misses and name == LAYER_STEPS[-1][0])  # fmt: skip
         base = Baselines(store)
-        results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)
-        results["substring"] = evaluate("substring", base.substring, queries)
+        if not args.only:
+            results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)
+            results["substring"] = evaluate("substring", base.substring, queries)
         n = {sp: sum(q["split"] == sp for q in queries) for sp in SPLITS}
-        print(
-            f"{len(queries)} queries (dev {n['dev']}, held {n['held']}, new {n['new']}),"
-            f" {len(base.docs)} documents in the default scope\n"
-        )
-        report(results, kinds)
+        print(f"{len(queries)} queries ({', '.join(f'{sp} {n[sp]}' for sp in SPLITS)}); {added} targets added by"
+              f" lineage (an old answer's successor counts), {defined} defining clauses of expected headings;"
+              f" {len(base.docs)} documents in the default scope\n")  # fmt: skip
+        report(results, queries)
         store.close()
 
 

@@ -1,17 +1,25 @@
-"""Index every English edition plus all Japanese texts, then time queries against FTS5 trigram.
+"""Index and vector build times, sizes, and query latency with and without dense fusion, vs FTS5.
 
-    python bench/search.py [--store PATH] [--procs N] [--repeat N]
+    python bench/search.py [--home DIR] [--repeat N] [--cold N]
 
-Prints index build time (target < 120 s), index size, query latency p50/p95 over bench/queries.tsv
-(targets p50 < 20 ms, p95 < 60 ms), and SQLite FTS5 (trigram tokenizer) over the same distinct
-texts in the same process, as a ratio. ``--store`` keeps the ingested store between runs (the
-ingestion itself is bench/ingest.py's subject, not timed here).
+On the full bundled KB (``--home`` a built data home, else the bundled corpus is built into a
+temporary one). Prints:
+
+- index build with embeddings, *first* (the vectors come from the shipped cache, as on a fresh
+  clone) and *incremental* (a rebuild that reuses the previous generation's vectors, shipped cache
+  off), with how many passages each embedded; the cold embedding rate measured on ``--cold``
+  passages and the cold first build it implies;
+- index and vector sizes;
+- query latency p50/p95 over bench/queries.tsv, words only and with dense fusion (query vectors
+  not cached: each query is embedded every time), against SQLite FTS5 (trigram) in the same process.
+Targets: p50 < 30 ms, p95 < 100 ms with dense fusion.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sqlite3
 import statistics
 import sys
@@ -23,16 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.append(str(ROOT / "bench"))  # after ROOT: bench/ingest.py must not shadow the ingest package
 
-from relevance import load_queries, make_store  # noqa: E402
+from relevance import load_queries, progress  # noqa: E402
 
+from kb import semantic  # noqa: E402
 from kb.errors import RulekbError  # noqa: E402
 from kb.index import build_index  # noqa: E402
+from kb.query import ALL_LAYERS  # noqa: E402
 from kb.search import Searcher  # noqa: E402
 from kb.store import Store  # noqa: E402
-
-
-def progress(done: int, total: int, what: str) -> None:
-    print(f"\r  {what}: {done}/{total}", end="", file=sys.stderr, flush=True)
 
 
 def fts5(store: Store) -> sqlite3.Connection:
@@ -58,51 +64,108 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(round(p / 100 * (len(xs) - 1))))]
 
 
+def size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) if path.is_dir() else path.stat().st_size
+
+
+def timed_build(store: Store, where: Path, sources: list[Path], shipped: bool) -> tuple[float, dict]:
+    old = os.environ.get("RULEKB_SHIPPED_VECTORS")
+    os.environ["RULEKB_SHIPPED_VECTORS"] = "on" if shipped else "off"
+    try:
+        t0 = time.perf_counter()
+        stats = build_index(store, where, progress, vector_sources=sources)
+        return time.perf_counter() - t0, stats
+    finally:
+        print(file=sys.stderr)
+        if old is None:
+            del os.environ["RULEKB_SHIPPED_VECTORS"]
+        else:
+            os.environ["RULEKB_SHIPPED_VECTORS"] = old
+
+
+def latency(searcher: Searcher, queries: list[str], repeat: int, embedder) -> list[float]:
+    out = []
+    for q in queries:
+        runs = []
+        for _ in range(repeat):
+            if embedder is not None:
+                embedder.forget_queries()
+            t = time.perf_counter()
+            with contextlib.suppress(RulekbError):
+                searcher.search(q, limit=10)
+            runs.append((time.perf_counter() - t) * 1000)
+        out.append(statistics.median(runs))
+    return out
+
+
+def report_latency(store: Store, ix: Path, queries: list[str], repeat: int, embedder, db) -> None:
+    """Query latency, words only and with dense fusion, against FTS5 in the same process."""
+    words = latency(Searcher(store, ix, layers=ALL_LAYERS - {"dense"}), queries, repeat, None)
+    dense = latency(Searcher(store, ix), queries, repeat, embedder)
+    base = []
+    for q in queries:
+        runs = []
+        for _ in range(repeat):
+            t = time.perf_counter()
+            fts5_query(db, q)
+            runs.append((time.perf_counter() - t) * 1000)
+        base.append(statistics.median(runs))
+    print(f"query latency over {len(queries)} distinct queries (median of {repeat} runs each, query vectors not cached):")
+    for name, xs in (("words only", words), ("with dense", dense)):
+        print(f"  rulekb {name:10}  p50 {pct(xs, 50):6.1f} ms  p95 {pct(xs, 95):6.1f} ms  max {max(xs):6.1f} ms")
+    print(f"  FTS5 trigram       p50 {pct(base, 50):6.2f} ms  p95 {pct(base, 95):6.2f} ms")
+    print(f"  ratios: dense/words p50 {pct(dense, 50) / pct(words, 50):.2f}x; rulekb (dense)/FTS5 p50"
+          f" {pct(dense, 50) / max(pct(base, 50), 1e-3):.0f}x  [targets with dense: p50 < 30, p95 < 100]")  # fmt: skip
+    slow = sorted(zip(dense, queries, strict=True), reverse=True)[:5]
+    print("  slowest (dense): " + "; ".join(f"{q} {ms:.0f} ms" for ms, q in slow))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--store", help="reuse (or create) the ingested store at this path")
-    ap.add_argument("--procs", type=int, default=1, help="Whoosh writer processes")
+    ap.add_argument("--home", help="a built data home (default: build the bundled corpus into a temporary one)")
     ap.add_argument("--repeat", type=int, default=3, help="query passes (median per query)")
+    ap.add_argument("--cold", type=int, default=64, help="passages embedded from scratch to measure the rate")
+    ap.add_argument("--store", help="with --index: time queries on this store and index, no builds")
+    ap.add_argument("--index", help="with --store: an index built from it")
     args = ap.parse_args()
+    from kb.build import build_kb
+    from kb.home import Home
+
+    embedder = semantic.load_embedder()
+    if args.store and args.index:
+        store = Store.open(args.store)
+        queries = list(dict.fromkeys(q["query"] for q in load_queries()))
+        report_latency(store, Path(args.index), queries, args.repeat, embedder, fts5(store))
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        spath = Path(args.store) if args.store else Path(tmp) / "kb.sqlite"
-        store = Store.open(str(spath)) if spath.exists() else make_store(spath)
+        home = Home(args.home or Path(tmp) / "home")
+        if not home.exists():
+            build_kb(home, progress=progress)
+        store = home.open_store()
         nodes = store.conn.execute("SELECT COUNT(*) FROM nodes").fetchone()[0]
         distinct = store.conn.execute("SELECT COUNT(*) FROM contents").fetchone()[0]
-        print(f"store: {len(store.versions())} versions, {nodes} nodes, {distinct} distinct texts")
-        t0 = time.perf_counter()
-        stats = build_index(store, Path(tmp) / "index", progress, procs=args.procs)
-        build_s = time.perf_counter() - t0
-        print(file=sys.stderr)
+        print(f"store: {len(store.versions())} versions, {nodes} nodes, {distinct} distinct texts;"
+              f" embedder: {embedder.name if embedder else semantic.unavailable_reason()}")  # fmt: skip
+        first_s, first = timed_build(store, Path(tmp) / "first", [], shipped=True)
+        vec = Path(tmp) / "first" / semantic.VECTORS_FILE
+        print(f"index build, first (shipped cache): {first_s:.1f} s for {first['docs']} docs; dense: {first['dense']}")
+        inc_s, inc = timed_build(store, Path(tmp) / "again", [vec], shipped=False)
+        print(f"index build, incremental (previous generation's vectors): {inc_s:.1f} s; dense: {inc['dense']}")
+        print(f"index size {size(Path(tmp) / 'first') / 2**20:.1f} MiB, of which vectors"
+              f" {size(vec) / 2**20 if vec.exists() else 0:.1f} MiB")  # fmt: skip
+        if embedder is not None and vec.exists():
+            texts = [str(t) for t in semantic.VectorSet.load(vec, texts=True).extra["texts"]]
+            sample = texts[:: max(1, len(texts) // args.cold)][: args.cold]
+            t0 = time.perf_counter()
+            embedder.passages(sample)
+            rate = len(sample) / (time.perf_counter() - t0)
+            print(f"cold embedding: {rate:.1f} passages/s over {len(sample)} (mean {statistics.mean(map(len, sample)):.0f}"
+                  f" chars) -> {len(texts) / rate / 60:.0f} min to embed the default scope without any cache")  # fmt: skip
         t1 = time.perf_counter()
         db = fts5(store)
-        fts_build = time.perf_counter() - t1
-        print(f"index build: {build_s:.1f} s for {stats['docs']} docs ({stats['rules']} distinct clauses), "
-              f"size {stats['size'] / 2**20:.1f} MiB  [target < 120 s]; FTS5 trigram build {fts_build:.1f} s")  # fmt: skip
-        searcher = Searcher(store, Path(tmp) / "index")
-        queries = [q["query"] for q in load_queries()]
-        ours: list[float] = []
-        base: list[float] = []
-        for q in queries:
-            a, b = [], []
-            for _ in range(args.repeat):
-                t = time.perf_counter()
-                with contextlib.suppress(RulekbError):
-                    searcher.search(q, limit=10)
-                a.append((time.perf_counter() - t) * 1000)
-                t = time.perf_counter()
-                fts5_query(db, q)
-                b.append((time.perf_counter() - t) * 1000)
-            ours.append(statistics.median(a))
-            base.append(statistics.median(b))
-        p50, p95 = pct(ours, 50), pct(ours, 95)
-        b50, b95 = pct(base, 50), pct(base, 95)
-        print(f"query latency over {len(queries)} queries (median of {args.repeat} runs each):")
-        print(f"  rulekb  p50 {p50:6.1f} ms  p95 {p95:6.1f} ms  max {max(ours):6.1f} ms  [targets p50 < 20, p95 < 60]")
-        print(f"  FTS5    p50 {b50:6.2f} ms  p95 {b95:6.2f} ms")
-        print(f"  ratio rulekb/FTS5: p50 {p50 / max(b50, 1e-3):.0f}x, p95 {p95 / max(b95, 1e-3):.0f}x")
-        slow = sorted(zip(ours, queries, strict=True), reverse=True)[:5]
-        print("  slowest: " + "; ".join(f"{q} {ms:.0f} ms" for ms, q in slow))
+        print(f"FTS5 trigram build {time.perf_counter() - t1:.1f} s")
+        queries = list(dict.fromkeys(q["query"] for q in load_queries()))
+        report_latency(store, Path(tmp) / "first", queries, args.repeat, embedder, db)
         store.close()
 
 

@@ -82,9 +82,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(home: Path, port: int, threads: int) -> subprocess.Popen:
+def start_server(home: Path, port: int, threads: int, workers: int) -> subprocess.Popen:
     code = ("import logging; logging.getLogger('waitress.queue').setLevel(logging.ERROR)\n"  # expected under load
-            f"from web.server import serve; serve({str(home)!r}, port={port}, threads={threads})")
+            f"from web.server import serve; serve({str(home)!r}, port={port}, threads={threads}, workers={workers})")
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL)
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -136,7 +136,8 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3, help="page kinds: fresh server processes to take medians over")
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--duration", type=float, default=30.0, help="seconds of load (after a warm-up pass)")
-    ap.add_argument("--threads", type=int, default=8, help="waitress worker threads")
+    ap.add_argument("--threads", type=int, default=8, help="waitress worker threads (per process)")
+    ap.add_argument("--workers", type=int, default=0, help="server processes (default: one per core, as rulekb serve)")
     ap.add_argument("--unique-searches", action="store_true",
                     help="make (almost) every search new, so the per-generation result cache rarely helps")
     args = ap.parse_args()
@@ -161,7 +162,11 @@ def run(home: Path, args: argparse.Namespace) -> None:
           f"{args.clients} clients, {args.duration:.0f} s, {args.threads} server threads; {os.cpu_count()} CPUs"
           + ("; unique searches" if args.unique_searches else ""))  # fmt: skip
     port = free_port()
-    server = start_server(home, port, args.threads)
+    from web.server import default_workers
+
+    workers = args.workers or default_workers()
+    print(f"{workers} server processes")
+    server = start_server(home, port, args.threads, workers)
     try:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         for _kind, u in urls:  # one pass first: opens each thread's store and computes each diff once
@@ -170,11 +175,11 @@ def run(home: Path, args: argparse.Namespace) -> None:
         conn.close()
         results: list = []
         stop = time.perf_counter() + args.duration
-        workers = [threading.Thread(target=client, args=(port, urls, stop, results, i, args.unique_searches)) for i in range(args.clients)]
+        clients_ = [threading.Thread(target=client, args=(port, urls, stop, results, i, args.unique_searches)) for i in range(args.clients)]
         t0 = time.perf_counter()
-        for w in workers:
+        for w in clients_:
             w.start()
-        for w in workers:
+        for w in clients_:
             w.join()
         elapsed = time.perf_counter() - t0
     finally:

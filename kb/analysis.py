@@ -73,10 +73,36 @@ def fold_kana(s: str) -> str:
 _OKURIGANA = re.compile(r"^(.*[\u4e00-\u9fff々])[\u3041-\u3096]+$")
 
 
+_INNER_OKURIGANA = re.compile(r"(?<=[\u4e00-\u9fff々])[\u3041-\u3096]+(?=[\u4e00-\u9fff々])")
+
+
 def okurigana_stem(key: str) -> str:
-    """Drop trailing kana after kanji: 支払う/支払い/支払わ -> 支払, so verb forms and their nouns meet."""
+    """Drop okurigana: trailing kana after kanji (支払う/支払い/支払わ -> 支払, so verb forms and their
+    nouns meet) and kana between kanji (打ち消す/打消す -> 打消, 生け贄/生贄 -> 生贄: the spellings
+    IMEs and writers choose between)."""
     m = _OKURIGANA.match(key)
-    return m.group(1) if m else key
+    key = m.group(1) if m else key
+    return _INNER_OKURIGANA.sub("", key) if key[:1] >= "\u4e00" else key
+
+
+_KANJI_DIGITS = {c: i for i, c in enumerate("〇一二三四五六七八九")}
+_KANJI_NUMBER = re.compile(r"[〇一二三四五六七八九十百]+(?=枚|点|個|体|回|人|つ|色|ターン|マナ|以上|以下|未満)")
+
+
+def _kanji_value(s: str) -> int:
+    total, digit = 0, 0
+    for c in s:
+        if c in _KANJI_DIGITS:
+            digit = digit * 10 + _KANJI_DIGITS[c]
+        else:
+            total += (digit or 1) * (10 if c == "十" else 100)
+            digit = 0
+    return total + digit
+
+
+def kanji_numerals(text: str) -> str:
+    """Kanji numerals before a counter as digits, the way the rules write them: 七枚 -> 7枚, 二十点 -> 20点."""
+    return _KANJI_NUMBER.sub(lambda m: str(_kanji_value(m.group(0))), text)
 
 
 def title_key(s: str) -> str:
@@ -357,32 +383,107 @@ def learn_vocab(texts) -> frozenset[str]:
     return frozenset(vocab)
 
 
-def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
-    """[start, end] spans of ``lits`` in ``text`` (matched on NFKC + lower case), original offsets."""
-    norm, starts, ends = normalize(text)
-    taken = [False] * len(norm)
-    spans = []
-    for lit in lits:
-        lit = unicodedata.normalize("NFKC", lit).lower()
-        if not lit or (len(lit) < 2 and not _JA_CHAR.search(lit)):
+_KATAKANA = re.compile(r"[\u30a1-\u30fa]")
+_ASCII_WORD = re.compile(r"[a-z0-9]")
+
+
+def _canon(norm: str) -> tuple[str, list[int]]:
+    """A normalised text as highlights compare it: no ・, katakana long vowels folded (プレーヤー =
+    プレイヤー); with the index in ``norm`` of each kept character."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, c in enumerate(norm):
+        if c == _DOTS:
             continue
-        i = norm.find(lit)
+        prev = out[-1] if out else ""
+        if _KATAKANA.match(prev) and (
+            c == "ー" or (c == "イ" and prev in _E_ROW) or (c == "ウ" and (prev in _O_ROW or prev in _U_ROW))
+        ):
+            continue
+        out.append(c)
+        where.append(i)
+    return "".join(out), where
+
+
+def _worth_marking(lit: str) -> bool:
+    """A literal worth a highlight: not a lone kana, long-vowel mark or Latin letter (every ー, every s)."""
+    if not lit:
+        return False
+    return len(lit) > 1 or bool(re.match(r"[\u4e00-\u9fff\u3400-\u4dbf々0-9]", lit))
+
+
+def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
+    """[start, end] spans of ``lits`` in ``text``, original offsets, longest literal first.
+
+    Matching ignores width, case and ・ and folds katakana long vowels, so ``ブロッククリーチャー``
+    marks the whole ``ブロック・クリーチャー`` and ``S・トリガー`` its ``S`` too. A Latin literal
+    starts at a word start and marks the whole word (``block`` marks ``blocked``)."""
+    norm, starts, ends = normalize(text)
+    canon, where = _canon(norm)
+    taken = [False] * len(canon)
+    spans = []
+    for lit in sorted(dict.fromkeys(lits), key=lambda w: -len(w)):
+        lit = _canon(normalize(lit)[0])[0].strip()
+        if not _worth_marking(lit):
+            continue
+        latin = bool(_ASCII_WORD.match(lit[0]))
+        i = canon.find(lit)
         while i >= 0:
             j = i + len(lit)
+            if latin:
+                if i > 0 and _ASCII_WORD.match(canon[i - 1]):
+                    i = canon.find(lit, i + 1)
+                    continue
+                while j < len(canon) and _ASCII_WORD.match(canon[j]):
+                    j += 1
             if not any(taken[i:j]):
                 taken[i:j] = [True] * (j - i)
-                spans.append([starts[i], ends[j - 1]])
-            i = norm.find(lit, j)
+                last = where[j - 1]
+                # The long vowels folded away right after the match belong to it (クリーチャ|ー).
+                while last + 1 < (where[j] if j < len(canon) else len(norm)) and norm[last + 1] != _DOTS:
+                    last += 1
+                spans.append([starts[where[i]], ends[last]])
+            i = canon.find(lit, j)
     return sorted(spans)
 
 
 SNIPPET_SCAN = 30_000
+_SENTENCE_END = re.compile(r"[。．！？!?]|\.(?=\s)|\n")
+_WORD_GAP = re.compile(r"[\s、，,]")
+
+
+def _cut_before(text: str, pos: int, reach: int) -> int:
+    """A start at or before ``pos``: after a sentence end within ``reach``, else after a space or 、."""
+    lo = max(0, pos - reach)
+    ends = [m.end() for m in _SENTENCE_END.finditer(text, lo, pos)]
+    if ends:
+        return ends[-1] + (1 if ends[-1] < len(text) and text[ends[-1]] == " " else 0)
+    gaps = [m.end() for m in _WORD_GAP.finditer(text, lo, pos)]
+    return gaps[-1] if gaps else pos - reach // 2  # no boundary near: a little context before
+
+
+def _cut_after(text: str, pos: int, reach: int) -> int:
+    """An end at or after ``pos``: a sentence end within ``reach``, else before a space or 、, else ``pos``."""
+    m = _SENTENCE_END.search(text, pos, min(len(text), pos + reach))
+    if m:
+        return m.end()
+    gaps = [g.start() for g in _WORD_GAP.finditer(text, max(0, pos - reach), pos)]
+    return gaps[-1] if gaps else pos
 
 
 def snippet_for(text: str, lits: list[str], width: int = 160) -> tuple[str, int, list[list[int]]]:
-    """A slice of ``text`` around the first highlight, its start, and highlight offsets inside it."""
+    """A slice of ``text`` around the first highlight, cut at sentence or word boundaries (the whole
+    text when it is short), its start, and the highlight offsets inside it."""
     spans = highlight_spans(text[:SNIPPET_SCAN], lits)  # a snippet comes from the head of a huge text
-    start = max(0, spans[0][0] - width // 4) if spans else 0
-    end = min(len(text), start + width)
+    if len(text) <= width + width // 4:
+        start, end = 0, len(text)
+    else:
+        first = spans[0][0] if spans else 0
+        start = 0 if first < width // 2 else _cut_before(text, first, width // 2)
+        end = min(len(text), start + width)
+        if end < len(text):
+            end = _cut_after(text, end, width // 4)
+            if end <= first:
+                end = min(len(text), start + width)
     marks = [[a - start, b - start] for a, b in spans if a >= start and b <= end]
     return text[start:end], start, marks

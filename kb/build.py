@@ -177,16 +177,18 @@ def derive(store: Store, progress: Progress | None = None, *, lineage: bool = Tr
     return stats
 
 
-def finish_store(store: Store, index_dir: Path, progress: Progress | None = None) -> dict:
-    """Derived data after ingestion (``derive``), then the search index."""
-    from kb import index
+def finish_store(store: Store, index_dir: Path, progress: Progress | None = None, previous: Path | None = None) -> dict:
+    """Derived data after ingestion (``derive``), then the search index (reusing the sentence vectors of
+    the ``previous`` generation's index: only new texts are embedded)."""
+    from kb import index, semantic
 
     stats = derive(store, progress)
     store.commit()
     t1 = time.perf_counter()
     if index_dir.exists():
         shutil.rmtree(index_dir)
-    stats["index"] = index.build_index(store, index_dir, progress)
+    sources = [previous / semantic.VECTORS_FILE] if previous is not None else []
+    stats["index"] = index.build_index(store, index_dir, progress, vector_sources=sources)
     stats["index_seconds"] = round(time.perf_counter() - t1, 2)
     return stats
 
@@ -231,7 +233,7 @@ def build_kb(
             store.set_meta("corpus", str(corpus))
             store.set_meta("fingerprint", fp)
             store.commit()
-            stats = finish_store(store, gen / INDEX_DIR, progress)
+            stats = finish_store(store, gen / INDEX_DIR, progress, _live_index(home))
             store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             store.commit()
         finally:
@@ -240,6 +242,11 @@ def build_kb(
     stats["seconds"] = round(time.perf_counter() - t0, 2)
     stats["generation"] = gen.name
     return stats
+
+
+def _live_index(home: Home) -> Path | None:
+    """The live generation's index directory (its vectors are reused), or None."""
+    return home.current() / INDEX_DIR if home.exists() else None
 
 
 def _live_fingerprint(home: Home) -> tuple[str, str] | None:
@@ -282,7 +289,7 @@ def ingest_files(
                     progress(i, len(paths), "ingest")
             if any(not r.skipped for r in reports):
                 store.commit()
-                finish_store(store, gen / INDEX_DIR, progress)
+                finish_store(store, gen / INDEX_DIR, progress, _live_index(home))
             elif (home.current() / INDEX_DIR).is_dir():
                 shutil.copytree(home.current() / INDEX_DIR, gen / INDEX_DIR)  # nothing new: same index
             store.commit()

@@ -205,7 +205,11 @@ def search(ctx: click.Context, query: str, game: str | None, lang: str | None, l
     from kb.search import Searcher
 
     store = _store(ctx)
-    hits = Searcher(store, ctx.obj.index_dir()).search(query, game=game, lang=lang, version=label, limit=limit)
+    searcher = Searcher(store, ctx.obj.index_dir())
+    page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
+    hits = page["hits"]
+    for note in page["notes"] + [m for m in [searcher.semantic_status()] if m]:
+        click.echo(note, err=True)
     if as_json:
         emit_json(hits)
         return
@@ -356,14 +360,15 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
 @cli.command()
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
+@click.option("--workers", type=click.IntRange(1, 64), help="Server processes (default: one per core).")
 @click.pass_context
 @handles_errors
-def serve(ctx: click.Context, host: str, port: int) -> None:
-    """Serve the web app (production WSGI server, read-only)."""
+def serve(ctx: click.Context, host: str, port: int, workers: int | None) -> None:
+    """Serve the web app (production WSGI server, one process per core, read-only)."""
     from web.server import serve as run
 
     ctx.obj.current()  # fail early, with a clear message, when nothing was built
-    run(ctx.obj.path, host=host, port=port)
+    run(ctx.obj.path, host=host, port=port, workers=workers)
 
 
 def main() -> None:

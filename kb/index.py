@@ -19,6 +19,7 @@ from whoosh import index as windex
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
+from kb import ruleid, semantic
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
 from kb.thesaurus import mine_renames
 
@@ -33,7 +34,7 @@ def make_schema(vocab: frozenset[str] | None = None) -> Schema:
     ja, rd, en = JapaneseAnalyzer(vocab), ReadingAnalyzer(vocab), StemmingAnalyzer()
     return Schema(
         key=ID(stored=True, unique=True),
-        tk=ID,  # the whole title / glossary term, normalised: an exact name match ranks first
+        tk=KEYWORD,  # the whole title / glossary term normalised, and each half of a 日本語／English title
         kind=ID(stored=True),
         game=ID(stored=True),
         lang=ID(stored=True),
@@ -68,7 +69,9 @@ def default_scope(store) -> dict[tuple[str, str, str], tuple[int, str]]:
     for (game, lang), versions in by_gl.items():
         full = [i for i, v in enumerate(versions) if not v.partial]
         start = full[-1] if full else 0
-        for v in versions[start:]:  # oldest first: newer versions overwrite
+        # Oldest first: newer versions overwrite. A wiki quote only fills rules no rules text holds:
+        # a page quoting a clause is not the clause's text (and its label may be any edition's).
+        for v in sorted(versions[start:], key=lambda v: v.meta.get("provenance") != "wiki-quote"):
             for rule, h in store.conn.execute("SELECT rule, hash FROM nodes WHERE version_id=?", (v.id,)):
                 scope[(game, lang, rule)] = (v.id, h)
     for key in _covered_elsewhere(store, scope):
@@ -190,8 +193,13 @@ def _renames(store) -> list[list]:
     return [list(r) for r in mine_renames(rows, lambda t: [tok.text for tok in stem(t)])[:200]]
 
 
-def build_index(store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1) -> dict:
-    """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``."""
+def build_index(store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1,
+                vector_sources: list[Path] = ()) -> dict:  # fmt: skip
+    """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``.
+
+    With the semantic extra installed, the default scope is embedded too (kb.semantic): vectors are
+    reused from ``vector_sources`` (the previous generation's index) and the shipped cache.
+    """
     t0 = time.perf_counter()
     index_dir = Path(index_dir)
     index_dir.mkdir(parents=True)
@@ -214,11 +222,14 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     (index_dir / CURRENT_DIR).mkdir()
     current = windex.create_in(str(index_dir / CURRENT_DIR), schema).writer(limitmb=128)
 
-    def add(**doc) -> None:
+    passages = Passages(store)
+
+    def add(passage: str, **doc) -> None:
         # Same document into both indexes back to back: the analyzer's cache tokenises it once.
         writer.add_document(**doc)
         if "default" in doc["vers"].split():
             current.add_document(**doc)
+        passages.add(passage, "default" in doc["vers"].split())
 
     total = len(contents) + len(terms) + len(articles)
     done = 0
@@ -228,6 +239,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         dver = labels[in_scope[0]] if in_scope and in_scope[1] == node.hash else ""
         doc = _fields(lang, node.title, node.text + ("\n" + "\n".join(node.notes) if node.notes else ""), node.examples)
         add(
+            passages.rule(in_scope[0], node) if dver else "",
             key=f"r:{game}:{lang}:{node.rule}:{node.hash}", kind="rule", game=game, lang=lang, rule=node.rule,
             hash=node.hash, dver=dver, nvers=len(vids),
             vers=" ".join([str(v) for v in vids] + (["default"] if dver else [])), **doc,
@@ -241,6 +253,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         if t["english"] and t["lang"] == "ja":
             doc["et"] = t["english"]
         add(
+            semantic.term_passage(t["term"], t["english"] or "", t["definition"] or "") if t["dver"] else "",
             key=f"t:{t['id']}", kind="term", game=t["game"], lang=t["lang"], rule=_rule_of_term(t), ref=t["id"],
             dver=t["dver"], nvers=len(t["vids"]),
             vers=" ".join([str(v) for v in t["vids"]] + (["default"] if t["dver"] else [])), **doc,
@@ -249,6 +262,7 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     for a in articles:
         doc = _fields(a["lang"], a["title"], a["text"], [])
         add(
+            semantic.article_passage(a["title"], a["text"]),
             key=f"a:{a['id']}", kind="article", game=a["game"], lang=a["lang"], rule=(a["cites"] or [""])[0],
             ref=a["id"], dver="", nvers=0, vers="article default", **doc,
         )  # fmt: skip
@@ -260,9 +274,63 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     (index_dir / TERMS_FILE).write_text(json.dumps(_term_table(store), ensure_ascii=False), encoding="utf-8")
     if progress:
         progress(total, total, "index")
+    t1 = time.perf_counter()
+    dense = passages.embed(index_dir, list(vector_sources), progress)
     size = sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file())
     return {"docs": total, "rules": len(contents), "terms": len(terms), "articles": len(articles),
-            "seconds": round(time.perf_counter() - t0, 2), "size": size}  # fmt: skip
+            "seconds": round(time.perf_counter() - t0, 2), "size": size, "dense": dense,
+            "dense_seconds": round(time.perf_counter() - t1, 2)}  # fmt: skip
+
+
+class Passages:
+    """The text each default-scope document is embedded as, in document-number order of both indexes."""
+
+    def __init__(self, store):
+        self.store = store
+        self.full: list[bytes | None] = []  # per full-index document number
+        self.current: list[bytes] = []  # per current-index document number
+        self.texts: dict[bytes, str] = {}
+        self._headings: dict[int, dict[str, str]] = {}
+
+    def rule(self, vid: int, node) -> str:
+        """A clause's passage, under the title of the nearest heading above it in its version."""
+        if vid not in self._headings:
+            self._headings[vid] = dict(self.store.conn.execute(
+                "SELECT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash WHERE n.version_id=? AND c.title!=''",
+                (vid,)))  # fmt: skip
+        heads = self._headings[vid]
+        rule, heading = node.rule, ""
+        while not heading and (rule := ruleid.parent(rule) or ""):
+            heading = heads.get(rule, "")
+        return semantic.rule_passage(heading, node.title, node.text)
+
+    def add(self, text: str, in_current: bool) -> None:
+        key = semantic.passage_key(text) if text else None
+        if key is not None:
+            self.texts[key] = text
+        self.full.append(key)
+        if in_current:
+            self.current.append(key if key is not None else b"")
+
+    def embed(self, index_dir: Path, sources: list[Path], progress: Progress | None) -> dict | None:
+        """Embed (or reuse) every passage and save the vectors beside the index; None when semantic is off."""
+        embedder = semantic.load_embedder()
+        if embedder is None:
+            return None
+        import numpy as np
+
+        sources = sources + semantic.shipped_caches(embedder.name)
+        vectors, stats = semantic.embed_all(self.texts, embedder, sources, progress)
+
+        def rows(keys: list) -> object:
+            return np.array([-1 if not k else (r if (r := vectors.row_of(k)) is not None else -1) for k in keys],
+                            dtype=np.int32)  # fmt: skip
+
+        # One file: the rows of both indexes' documents (the full index's -1 outside the default scope).
+        # The passages too: the file says what each vector embeds (bench/vectors.py verifies them).
+        texts = np.array([self.texts[k] for k in vectors.key_list()], dtype=str)
+        vectors.save(index_dir / semantic.VECTORS_FILE, full=rows(self.full), current=rows(self.current), texts=texts)
+        return {"model": embedder.name, "vectors": len(vectors), **stats}
 
 
 # Longer texts are indexed by their head only: real clauses run to a few thousand characters, and
@@ -274,12 +342,18 @@ def _fields(lang: str, title: str, text: str, examples: list[str], name: str | N
     """Field values for one text: Japanese fields for ``ja``, English ones otherwise."""
     text = text[:MAX_INDEXED_CHARS]
     ex = "\n".join(examples)[:MAX_INDEXED_CHARS]
-    key = {"tk": title_key(name if name is not None else title)} if (name or title) else {}
+    key = {"tk": " ".join(title_keys(name if name is not None else title))} if (name or title) else {}
     if lang == "ja":
         body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
         return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body, **key}
     body = f"{title}\n{text}" if title else text
     return {"en": body, "ew": body, "et": title, "ex": ex, **key}
+
+
+def title_keys(title: str) -> list[str]:
+    """Exact-name keys of a title: the whole, and each half of ``日本語／English`` (トランプル／Trample)."""
+    keys = [title_key(title)] + [title_key(half) for half in title.split("／")] if "／" in title else [title_key(title)]
+    return [k for k in dict.fromkeys(keys) if k]
 
 
 def _glossary(store, version_gl: dict[int, tuple[str, str]]) -> list[dict]:

@@ -23,6 +23,7 @@ from kb.analysis import (
     bigrams,
     fold_kana,
     is_kana_only,
+    kanji_numerals,
     normalize,
     title_key,
     to_katakana,
@@ -34,7 +35,7 @@ from kb.thesaurus import Thesaurus
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
-ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram"})
+ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense"})
 HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
@@ -66,6 +67,14 @@ def clean_query(query: str) -> str:
 def is_rule_query(text: str) -> bool:
     """True when the whole text names a clause (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
     return ruleid.parse(ruleid.normalize(text)) is not None
+
+
+QUOTES = re.compile(r'["“”＂]([^"“”＂]+)["“”＂]')
+
+
+def quoted(text: str) -> list[str]:
+    """The "quoted phrases" of a query, in order."""
+    return [m.strip() for m in QUOTES.findall(text) if m.strip()]
 
 
 def bigram_query(text: str) -> Query | None:
@@ -116,6 +125,7 @@ class QueryBuilder:
         or shortened name), 2.7 a heading or term named by the query's translation, and 2.8 a
         heading, article or glossary term named exactly as the query.
         """
+        text = kanji_numerals(text)
         qwords = words(text, self.vocab)
         # "…について教えて", "…の意味を知りたい": the wrapper of a question is no word to find.
         qwords = [w for w in qwords if w.key not in _ASKING] or qwords
@@ -212,6 +222,19 @@ class QueryBuilder:
         views = native + translated + older + renamed[:4]
         loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
         return tiers, loose, sorted(lits, key=lambda w: (-len(w), w))  # longest first; stable across runs
+
+    def phrase(self, phrase: str) -> Query | None:
+        """Documents holding ``phrase`` as written: its Japanese words in order, its English words in order."""
+        alts: list[Query] = []
+        keys = [w.key for w in words(phrase, self.vocab) if HAS_JA.search(w.key)]
+        if keys:
+            alts.append(Phrase("ja", keys, slop=1) if len(keys) > 1 else Term("ja", keys[0]))
+        latin = re.findall(r"[a-z0-9']+", normalize(phrase)[0])
+        if latin and not keys:
+            alts.append(Phrase("ew", latin) if len(latin) > 1 else Term("ew", latin[0]))
+        if not alts:
+            return None
+        return alts[0] if len(alts) == 1 else Or(alts)
 
     def _obsolete(self, stems: list[str]) -> bool:
         """True when the default scope hardly uses a wording any more (a handful of clauses at most)."""

@@ -40,3 +40,75 @@ def lift_parents(scored: Scored, where: dict[int, tuple[str, str, str]]) -> None
 def settled(scored: Scored, tier: float) -> int:
     """How many hits no tier below ``tier`` can overtake."""
     return sum(1 for t, _ in scored.values() if t >= tier)
+
+
+# -- the order a page is shown in ---------------------------------------------------------------
+Fields = dict  # a hit's stored fields: kind, game, lang, rule, dver, ...
+_DEFINES = ("は", "とは", " is ", " are ", "：", ": ")
+
+
+def name_of(title: str) -> str:
+    """The Japanese half of a ``日本語／English`` heading, or the whole title."""
+    return title.split("／")[0].strip()
+
+
+def defines(text: str, name: str) -> bool:
+    """True when a clause's text opens by defining ``name`` ("トランプルは…", "Trample is …")."""
+    head = text.lstrip()[: len(name) + 6].lower()
+    return bool(name) and head.startswith(name.lower()) and any(head[len(name) :].startswith(d) for d in _DEFINES)
+
+
+def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[int]:
+    """Reorder the head of a ranked list the way readers expect it (only its first ``window`` hits move):
+
+    - the clause that defines a term ("X is …") comes right above the heading or glossary entry
+      named by the query, which point to it (``defining(doc) -> doc | None``);
+    - a glossary entry below the clause it points to adds nothing: it is dropped (one clause, one hit);
+    - the first hit's English text from the edition it translates comes second (``pair(doc) -> doc | None``).
+    """
+    head, tail = order[:window], order[window:]
+    out: list[int] = []
+    seen: set[int] = set()
+    for d in head:
+        if d in seen:
+            continue
+        f = fields(d)
+        definer = defining(d) if f.get("kind") in ("rule", "term") else None
+        if definer is not None and definer not in seen:
+            out.append(definer)
+            seen.add(definer)
+        out.append(d)
+        seen.add(d)
+    shown_rules = set()
+    kept = []
+    for d in out:
+        f = fields(d)
+        where = (f.get("game"), f.get("lang"), f.get("rule"))
+        if f.get("kind") == "term" and where in shown_rules:
+            continue
+        if f.get("kind") == "rule":
+            shown_rules.add(where)
+        kept.append(d)
+    if kept:
+        p = pair(kept[0])
+        if p is not None and p != kept[0]:
+            kept = [kept[0], p] + [d for d in kept[1:] if d != p]
+    taken = set(kept)
+    return kept + [d for d in tail if d not in taken]
+
+
+def nearest_rules(rule: str, ids: list[str], n: int = 3) -> list[str]:
+    """Ids near one that does not exist: its nearest existing ancestor, then the closest siblings
+    before and after it (509.99 -> 509, 509.7, 510)."""
+    import bisect
+
+    ordered = sorted(set(ids), key=ruleid.sort_key)
+    keys = [ruleid.sort_key(r) for r in ordered]
+    have = set(ordered)
+    out = [a for a in reversed(ruleid.ancestors(rule)) if a in have][:1]
+    i = bisect.bisect_left(keys, ruleid.sort_key(rule))
+    level = ruleid.level(rule)
+    before = next((r for r in reversed(ordered[:i]) if ruleid.level(r) == level), None)
+    after = next((r for r in ordered[i:] if ruleid.level(r) == level), None)
+    out += [r for r in (before, after) if r is not None and r not in out]
+    return out[:n]

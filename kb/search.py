@@ -6,6 +6,7 @@ scopes a search to a game, language and version, collects each tier's hits and r
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 from pathlib import Path
@@ -13,9 +14,10 @@ from pathlib import Path
 from whoosh import index as windex
 from whoosh.query import And, Query, Term
 
-from kb import ruleid
+from kb import fusion, results, ruleid, semantic
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
+from kb.fusion import fuse, words_only
 from kb.index import CURRENT_DIR
 from kb.query import (
     ALL_LAYERS,
@@ -23,18 +25,40 @@ from kb.query import (
     HAS_JA,
     MAX_QUERY,
     MAX_UNITS,
+    QUOTES,
     QueryBuilder,
     Tiers,
     bigram_query,
     clean_query,
     is_rule_query,
+    quoted,
 )
-from kb.ranking import GAME_BIAS, HIER, POOL, SUPERSEDED, lift_parents, prior, settled
+from kb.ranking import (
+    GAME_BIAS,
+    HIER,
+    POOL,
+    SUPERSEDED,
+    lift_parents,
+    prior,
+    settled,
+)
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
+
+
+log = logging.getLogger(__name__)
+_said: set[str] = set()
+
+
+def _say_once(message: str) -> None:
+    """Log why semantic ranking is off, once per process (the web app opens a searcher per thread;
+    the CLI prints ``Searcher.semantic_status()`` itself)."""
+    if message not in _said:
+        _said.add(message)
+        log.info(message)
 
 
 class Searcher:
@@ -57,12 +81,21 @@ class Searcher:
             raise RulekbError(
                 f"{index_dir}: no usable search index ({exc.__class__.__name__}); run `rulekb build`"
             ) from None
+        self.index_dir = Path(index_dir)
+        self._dense_ix: dict[str, semantic.DenseIndex | None] = {}
+        self._dense_cover: dict[tuple, bool] = {}
+        self._dense_off: str | None = None
+        self.fusion: dict = {}  # overrides of kb.fusion's constants (bench/relevance.py --fusion)
+        self._embedder = None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
         self.thesaurus = self.builder.thesaurus
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
+        # What each version is (official, official-translation, private-translation, viewer, wiki-quote);
+        # an article, which has no version, is a wiki page.
+        self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
         # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
         newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
         self._superseded = {
@@ -81,6 +114,10 @@ class Searcher:
             s = (self.ix_current if current else self.ix).searcher()
             setattr(self._local, name, s)
         return s
+
+    def full_searcher(self):
+        """This thread's Whoosh searcher of the full index (every version)."""
+        return self._searcher(False)
 
     def _current_reader(self):
         """This thread's reader of the default-scope index, or None when there is none."""
@@ -109,17 +146,26 @@ class Searcher:
                 if page["hits"] or offset:
                     return page
         s, docs, shown = self._scope(game, lang, version)
+        phrases = quoted(text)
+        if phrases:
+            # "quoted words" must appear as written (up to width, case, dots and inflection).
+            docs = self._phrase_docs(s, phrases, docs)
+            text = QUOTES.sub(" ", text).strip() or phrases[0]
         self._local.prefer = None if game else self._game_of(text)
         self._local.where = {}
         want = offset + limit
-        exact = self._exact(s, text, docs)
+        exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         total = len(exact)
         lits: list[str] = []
-        if not (exact and is_rule_query(text)):
+        rule_query = bool(exact and is_rule_query(text))
+        notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
+        stripped = text
+        if not rule_query:
             # The game's nickname is a filter (see above), not a word to find.
-            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip()
-            tiers, loose, lits = self.build_query(stripped or text)
+            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
+            tiers, loose, lits = self.build_query(stripped)
+            lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             for tier, q in tiers:
                 if settled(scored, tier) >= want:
@@ -135,23 +181,84 @@ class Searcher:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
                 total = len(scored)
-        lift_parents(scored, self._local.where)
-        order = sorted(scored, key=lambda d: scored[d], reverse=True)[offset:want]
+        if "priors" in self.layers:
+            lift_parents(scored, self._local.where)
+        key = (game, lang, version) if not phrases else None
+        dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
+        settings = dict(self.fusion)
+        long_guard = settings.pop("long_guard", None)
+        if long_guard is not None and len({w.key for w in words(stripped, self.vocab)}) >= 3:
+            settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
+        ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
+        if "priors" in self.layers:
+            results.arrange_page(self, s, ranked, scored, docs, want)
+        total = max(total, len(ranked.order))
         hits = []
-        for d in order:
-            tier, raw = scored[d]
-            # Shown score: the tier plus the score inside it squashed into [0, 0.04): tiers are >= 0.05 apart.
-            hits.append(self._hit(s, d, tier + 0.04 * raw / (1.0 + raw), shown, lits))
-        return {"total": total, "hits": hits}
+        for d in ranked.order[offset:want]:
+            hit = self.hit(s, d, ranked.score[d], shown, lits)
+            hit["why"] = ranked.why[d]
+            hits.append(hit)
+        if is_rule_query(text) and not (game or version) and offset == 0:
+            notes += results.other_game(self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
+        return {"total": total, "hits": hits, "notes": notes}
+
+    def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:
+        """Documents in scope holding every quoted phrase (Japanese words in order, English words as written)."""
+        out = docs
+        for phrase in phrases:
+            q = self.builder.phrase(phrase)
+            found = set(q.docs(s)) if q is not None else set()
+            out = found if out is None else out & found
+        return out if out is not None else set()
+
+    # -- semantic --------------------------------------------------------------------------
+    def semantic_status(self) -> str | None:
+        """Why semantic ranking is off for this searcher (None when it is on)."""
+        self._dense_index(True)
+        return self._dense_off
+
+    def _dense_index(self, current: bool):
+        """The dense index of the current or full Whoosh index, opened on first use (None: off)."""
+        which = "current" if current else "full"
+        if which not in self._dense_ix:
+            ix = None
+            if "dense" not in self.layers:
+                self._dense_off = "semantic ranking is off (not requested)"
+            else:
+                embedder = semantic.load_embedder()
+                if embedder is None:
+                    self._dense_off = semantic.unavailable_reason()
+                else:
+                    ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
+                    if ix is None and current:
+                        self._dense_off = ("semantic ranking is off: this index has no vectors of "
+                                           f"{embedder.name} (rebuild with `rulekb build --force`)")  # fmt: skip
+                    self._embedder = embedder
+            self._dense_ix[which] = ix
+            if current and self._dense_off and "not requested" not in self._dense_off:
+                _say_once(self._dense_off)
+        return self._dense_ix[which]
+
+    def _dense(self, text: str, s, docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
+        """The dense top-k in scope, or [] when the scope has documents without vectors (an old version)."""
+        current = s is self._searcher(True) and self.ix_current is not None
+        ix = self._dense_index(current)
+        if ix is None:
+            return []
+        if key not in self._dense_cover:
+            self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
+        if not self._dense_cover[key]:
+            return []
+        return ix.top(self._embedder.query(text), self.fusion.get("pool", fusion.POOL), docs, key)
 
     def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         for hit in s.search(q, filter=docs, limit=int(want * POOL)):
             if hit.docnum not in scored:
-                bias = prior(hit.get("kind"), hit.get("rule") or "")
-                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded:
+                bias = prior(hit.get("kind"), hit.get("rule") or "") if "priors" in self.layers else 1.0
+                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded and "priors" in self.layers:
                     bias *= SUPERSEDED
-                if hit.get("game") == self._local.prefer:
+                if hit.get("game") == self._local.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
                 scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
@@ -187,7 +294,7 @@ class Searcher:
         return self.builder.build(text)
 
     @staticmethod
-    def _exact(s, text: str, docs: set[int] | None) -> list[int]:
+    def exact(s, text: str, docs: set[int] | None) -> list[int]:
         """Docs of the clause a rule-number query names (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
         rule = ruleid.normalize(text)
         if ruleid.parse(rule) is None:
@@ -233,24 +340,30 @@ class Searcher:
         return s, self._filters[key], shown
 
     # -- results ---------------------------------------------------------------------------
-    def _hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
+    def title_of(self, f: dict) -> str:
+        """The title of a rule heading or the ``term / English`` of a glossary entry."""
+        return self._title_text(f)[0]
+
+    def text_of(self, f: dict) -> str:
+        return self._title_text(f)[1]
+
+    def _title_text(self, f: dict) -> tuple[str, str]:
+        if f["kind"] == "rule":
+            return self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
+        if f["kind"] == "term":
+            row = self.store.conn.execute("SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)).fetchone()
+            return row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else ""), row[2] or ""
+        return tuple(self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone())
+
+    def hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
         f = s.stored_fields(docnum)
         kind = f["kind"]
-        hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": shown or f.get("dver") or None,
-               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1)}  # fmt: skip
-        if kind == "rule":
-            title, text = self.store.conn.execute(
-                "SELECT title, text FROM contents WHERE hash=?", (f["hash"],)
-            ).fetchone()
-        elif kind == "term":
-            row = self.store.conn.execute(
-                "SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)
-            ).fetchone()
-            title = row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else "")
-            text = row[2] or ""
-        else:
-            a = self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone()
-            title, text = a
+        version = shown or f.get("dver") or None
+        hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": version,
+               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1),
+               "provenance": self._provenance.get((f["game"], f["lang"], version), "wiki-quote")}  # fmt: skip
+        title, text = self._title_text(f)
+        if kind == "article":
             hit["article_id"] = f["ref"]
             hit["version"] = None
         body = text or title

@@ -14,7 +14,9 @@ from pathlib import Path
 
 from kb.analysis import BUILTIN_VOCAB, words
 
-DEFAULT_PATH = Path(__file__).resolve().parent / "data" / "thesaurus.tsv"
+DATA = Path(__file__).resolve().parent / "data"
+DEFAULT_PATH = DATA / "thesaurus.tsv"
+PLAYERS_PATH = DATA / "thesaurus-players.tsv"  # how players write: every line names its reason and source
 KINDS = ("colloquial", "old", "ja-en")
 
 
@@ -40,16 +42,28 @@ class Thesaurus:
 
     @classmethod
     def load(
-        cls, path: str | Path = DEFAULT_PATH, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None
+        cls, path: str | Path | None = None, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None
     ) -> Thesaurus:
-        """Read the TSV (plus ``pairs``: ja -> [english] from the KB's glossaries and running text)."""
+        """Read the TSV files (default: thesaurus.tsv and thesaurus-players.tsv), plus ``pairs``:
+        ja -> [english] from the KB's glossaries and running text."""
         th = cls(vocab=vocab)
-        for lineno, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
+        for p in [Path(path)] if path is not None else [DEFAULT_PATH, PLAYERS_PATH]:
+            th._read(p, sourced=p.name == PLAYERS_PATH.name)
+        for ja, ens in (pairs or {}).items():
+            for en in ens:
+                th.add_pair(ja, en)
+        return th
+
+    def _read(self, path: Path, *, sourced: bool) -> None:
+        th = self
+        for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if not line.strip() or line.startswith("#"):
                 continue
             cols = line.split("\t")
             if len(cols) < 3 or cols[2] not in KINDS:
                 raise ValueError(f"{path}:{lineno}: expected FROM<TAB>TO<TAB>KIND ({'|'.join(KINDS)})")
+            if sourced and (len(cols) < 5 or not cols[3].strip() or not cols[4].strip()):
+                raise ValueError(f"{path}:{lineno}: expected FROM<TAB>TO<TAB>KIND<TAB>REASON<TAB>SOURCE")
             src, dst, kind = cols[0].strip(), cols[1].strip(), cols[2].strip()
             if kind == "ja-en":
                 th.add_pair(src, dst)
@@ -57,10 +71,6 @@ class Thesaurus:
             th._add_rewrite(src, dst, kind)
             if kind == "old":
                 th._add_rewrite(dst, src, "older")  # old texts stay findable with today's words
-        for ja, ens in (pairs or {}).items():
-            for en in ens:
-                th.add_pair(ja, en)
-        return th
 
     def _add_rewrite(self, src: str, dst: str, kind: str) -> None:
         k = keys(src, self.vocab)

@@ -1,0 +1,117 @@
+"""The parts of a result page around the ranking: rule numbers that name nothing here or a clause of
+both games, and the order readers expect at the head of a page (kb.ranking.arrange). Functions of a
+kb.search.Searcher (``self``), kept apart so the searcher stays readable."""
+
+from __future__ import annotations
+
+from kb import history, ruleid
+from kb.order import english_label
+from kb.ranking import arrange, defines, name_of, nearest_rules
+
+GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
+
+
+def other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
+    """A rule number today's texts of one game hold and the other game's older editions held
+    (507.1b): offer that clause too, from the newest edition holding it, with where it went."""
+    rule = ruleid.normalize(text)
+    notes = []
+    s = self.full_searcher()
+    for game in sorted(set(GAME_NAMES) - games):
+        row = self.store.conn.execute(
+            "SELECT v.label, v.lang, n.hash FROM nodes n JOIN versions v ON v.id=n.version_id"
+            " WHERE n.rule=? AND v.game=? AND (? IS NULL OR v.lang=?) ORDER BY v.sort_date DESC LIMIT 1",
+            (rule, game, lang, lang),
+        ).fetchone()
+        if row is None:
+            continue
+        label, vlang, h = row
+        found = [d for d in s.document_numbers(rule=rule, game=game, lang=vlang, hash=h)]
+        if not found:
+            continue
+        hit = self.hit(s, found[0], 2.95, label, [])
+        hit["why"] = [f"rule number in {GAME_NAMES[game]}'s edition {label}"]
+        hits.insert(1 if hits else 0, hit)
+        where = ""
+        if games:
+            gone = history.successor(self.store, game, vlang, rule, label)
+            where = f" until {label}" + (f" (now {gone[-1][0]})" if gone and gone[-1][0] else " (removed)" if gone else "")
+        notes.append(f"{rule} is a rule number of both games: {GAME_NAMES[game]}'s{where} is shown too")
+    return notes
+
+def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list[str]:
+    """Say when a rule number names nothing here (and offer the nearest), or a clause of both games."""
+    rule = ruleid.normalize(text)
+    if exact:
+        games = {s.stored_fields(d)["game"] for d in exact}
+        if len(games) > 1:
+            return [f"{rule} is a rule of both games: " + " and ".join(GAME_NAMES.get(g, g) for g in sorted(games))]
+        return []
+    ids = [r for r in s.reader().field_terms("rule") if ruleid.parse(r) is not None]
+    near = nearest_rules(rule, ids)
+    for i, r in enumerate(near):
+        for d in self.exact(s, r, docs)[:3]:
+            scored.setdefault(d, (2.9, 100.0 - i))
+    if not near:
+        return [f"no rule {rule} here"]
+    return [f"no rule {rule} here; nearest: {', '.join(near)}"]
+
+def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int) -> None:
+    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange)."""
+    fields = s.stored_fields
+    notes: dict[int, str] = {}
+    named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
+
+    def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
+        for d in s.document_numbers(rule=rule, game=game, lang=lang, kind="rule"):
+            if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
+                return d
+        return None
+
+    def defining(d: int) -> int | None:
+        if scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
+            return None
+        f = fields(d)
+        if f["kind"] == "rule":
+            rule, name = f["rule"], name_of(self.title_of(f))
+        else:
+            rule, name = f.get("rule") or "", self.title_of(f).split(" / ")[0]
+        if not rule or not name:
+            return None
+        child = f"{rule}.1" if "." not in rule else f"{rule}a"
+        c = find(f["game"], f["lang"], child)
+        if c is None or not defines(self.text_of(fields(c)), name):
+            return None
+        notes[c] = f"defines {name}"
+        named_by[c] = d
+        return c
+
+    def pair(d: int) -> int | None:
+        f = fields(d)
+        if f["kind"] != "rule" or f["lang"] != "ja" or not f.get("dver") or "." not in f["rule"]:
+            return None  # a Japanese clause's English text (a heading's English title adds nothing)
+        label = english_label(f["dver"])
+        if not label:
+            return None
+        found = None
+        for c in s.document_numbers(rule=f["rule"], game=f["game"], lang="en", kind="rule"):
+            dver = fields(c).get("dver") or ""
+            if (docs is None or c in docs) and dver == label:
+                found = c
+        if found is not None:
+            notes[found] = f"English text of the first hit ({label})"
+        return found
+
+    ranked.order = arrange(ranked.order, fields, defining, pair, window=want + 5)
+    # Scores shown stay monotonic: a defining clause takes the score of the name hit it now precedes,
+    # a pair the score of the hit it follows, and every other hit at most the score above it.
+    head = ranked.order[: want + 5]
+    for c, d in named_by.items():
+        ranked.score[c] = max(ranked.score.get(c, 0.0), ranked.score.get(d, 0.0))
+    prev = None
+    for d in head:
+        own = ranked.score.get(d, prev if prev is not None else 0.0)
+        ranked.score[d] = own if prev is None else (prev if d in notes and notes[d].endswith(")") else min(own, prev))
+        if d in notes:
+            ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
+        prev = ranked.score[d]

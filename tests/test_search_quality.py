@@ -1,0 +1,163 @@
+"""What a search result looks like: highlights, snippets, phrases, rule numbers, one hit per clause,
+the defining clause and the English pair, and the guards of dense fusion."""
+
+from __future__ import annotations
+
+import pytest
+
+from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
+from kb.fusion import GUARD, fuse, words_only
+from kb.ranking import arrange, defines, nearest_rules
+from tests import test_index_search as base
+
+kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
+searcher = base.searcher
+first = base.first
+
+
+def marked(text: str, lits: list[str]) -> list[str]:
+    return [text[a:b] for a, b in highlight_spans(text, lits)]
+
+
+# -- highlights ------------------------------------------------------------------------------------
+def test_a_kana_query_never_marks_every_long_vowel():
+    text = "プレイヤーは、ブロック・クリーチャーを指定する。カウンターとパワー。"
+    assert marked(text, ["ー", "ぷれいやー", "プレイヤー"]) == ["プレイヤー"]
+
+
+def test_an_undotted_compound_marks_the_whole_dotted_one():
+    text = "ブロック・クリーチャー指定ステップの間、各ブロッククリーチャーは"
+    assert marked(text, ["ブロッククリーチャー"]) == ["ブロック・クリーチャー", "ブロッククリーチャー"]
+
+
+def test_the_s_of_s_trigger_is_marked():
+    assert marked("S・トリガーを持つ呪文", ["s・トリガー"]) == ["S・トリガー"]
+    assert marked("Ｓ・トリガーを持つ呪文", ["S・トリガー"]) == ["Ｓ・トリガー"]
+
+
+def test_long_vowel_spellings_mark_each_other():
+    assert marked("防御プレーヤーはブロックする", ["プレイヤー"]) == ["プレーヤー"]
+
+
+def test_english_marks_whole_words_from_their_start():
+    text = "The defending player blocked the attacking creature toward the ward."
+    assert marked(text, ["block", "ward"]) == ["blocked", "ward"]
+
+
+# -- snippets --------------------------------------------------------------------------------------
+def test_a_short_text_is_its_own_snippet():
+    text = "トランプルは常在型能力である。"
+    assert snippet_for(text, ["トランプル"])[:2] == (text, 0)
+
+
+def test_a_long_text_is_cut_at_sentence_or_word_boundaries():
+    text = ("First sentence about nothing in particular. " * 6) + "Trample lets damage through. " + ("More words here. " * 12)
+    snippet, start, marks = snippet_for(text, ["trample"], width=120)
+    assert snippet == text[start : start + len(snippet)]
+    assert start == 0 or text[start - 1] == " " and text[start - 2] == "."  # starts a sentence
+    assert snippet.endswith((".", " ")) or start + len(snippet) == len(text) or snippet[-1].isalnum() and text[start + len(snippet)] == " "
+    assert [snippet[a:b] for a, b in marks] == ["Trample"]
+    ja = "第一文です。" * 10 + "トランプルは、攻撃クリーチャーの戦闘ダメージの割り振りを変更する。" + "後の文。" * 30
+    snippet, start, marks = snippet_for(ja, ["トランプル"], width=80)
+    assert snippet.startswith("トランプル") and snippet.endswith("。")
+
+
+# -- query words -----------------------------------------------------------------------------------
+def test_kanji_numerals_before_a_counter_become_digits():
+    assert kanji_numerals("手札が七枚、ライフ二十点、十五枚、二段攻撃") == "手札が7枚、ライフ20点、15枚、二段攻撃"
+
+
+def test_okurigana_variants_meet():
+    assert okurigana_stem("打ち消す") == okurigana_stem("打消す") == "打消"
+    assert okurigana_stem("生け贄") == okurigana_stem("生贄") == "生贄"
+    assert okurigana_stem("ブロックする") == "ブロックする"  # kana-led words keep their kana
+
+
+# -- rule numbers ----------------------------------------------------------------------------------
+def test_nearest_rules_offers_the_parent_and_the_closest_siblings():
+    ids = ["509", "509.1", "509.2", "509.7", "510", "510.1"]
+    assert nearest_rules("509.99", ids) == ["509", "509.7", "510.1"]
+    assert nearest_rules("508.1", ids)[0] == "509.1"
+
+
+def test_a_missing_rule_number_says_so_and_offers_the_nearest(searcher):
+    page = searcher.search_page("509.99", game="mtg")
+    assert page["notes"] and page["notes"][0].startswith("no rule 509.99 here; nearest: 509")
+    assert page["hits"] and page["hits"][0]["rule"] == "509"
+
+
+def test_a_rule_number_of_both_games_offers_both(searcher, kb):
+    store = kb[0]
+    rule = store.conn.execute(
+        "SELECT n.rule FROM nodes n JOIN versions v ON v.id=n.version_id WHERE v.game='dm' AND n.rule LIKE '%.%_'"
+        " AND n.rule IN (SELECT n2.rule FROM nodes n2 JOIN versions v2 ON v2.id=n2.version_id WHERE v2.game='mtg'"
+        " AND v2.lang='en') ORDER BY n.rule LIMIT 1"
+    ).fetchone()[0]
+    page = searcher.search_page(rule)
+    games = [h["game"] for h in page["hits"] if h["rule"] == rule]
+    assert {"mtg", "dm"} <= set(games[:3])
+    assert any("both games" in n for n in page["notes"])
+
+
+# -- phrases ---------------------------------------------------------------------------------------
+def test_quoted_phrases_must_appear_as_written(searcher):
+    hits = searcher.search('"blocked creature"', lang="en", limit=20)
+    assert hits
+    for h in hits:
+        assert "blocked creature" in (h["title"] + " " + h["text"]).lower()
+    loose = searcher.search("blocked creature", lang="en", limit=50)
+    assert any("blocked creature" not in (h["title"] + " " + h["text"]).lower() for h in loose)
+
+
+def test_a_japanese_phrase_keeps_its_words_together(searcher):
+    hits = searcher.search("「ブロックされたクリーチャー」 ＂ブロックされたクリーチャー＂", game="mtg", lang="ja", limit=10)
+    assert hits and all("ブロックされ" in h["text"] for h in hits)
+
+
+# -- one hit per clause, defining clause, pairs ----------------------------------------------------
+def test_the_defining_clause_comes_above_its_heading():
+    assert defines("トランプルは、攻撃クリーチャーの…", "トランプル")
+    assert defines("Trample is a static ability", "Trample")
+    assert not defines("A creature with trample assigns", "Trample")
+    fields = {1: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19"},
+              2: {"kind": "term", "game": "mtg", "lang": "en", "rule": "702.19"},
+              3: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19a"},
+              4: {"kind": "rule", "game": "mtg", "lang": "ja", "rule": "702.19a"}}  # fmt: skip
+    order = arrange([1, 2, 3], fields.get, lambda d: 3 if d == 1 else None, lambda d: 4 if d == 3 else None, window=5)
+    # the definer first, its other-language pair second, the heading, and no glossary entry below its clause
+    assert order == [3, 4, 1]
+
+
+def test_a_term_query_shows_definer_heading_and_no_duplicate_entries(searcher):
+    hits = searcher.search("Trample", lang="en", limit=10)
+    assert hits[0]["rule"] == "702.19a" and any("defines" in w for w in hits[0]["why"])
+    rules = [h["rule"] for h in hits]
+    assert rules.index("702.19a") < rules.index("702.19")
+    keys = [(h["kind"], h["lang"], h["rule"]) for h in hits]
+    assert ("term", "en", "702.19") not in keys  # the glossary entry points at a clause shown above it
+
+
+def test_hits_carry_provenance_and_why(searcher):
+    for h in searcher.search("ブロック", limit=20):
+        assert h["provenance"] in ("official", "official-translation", "private-translation", "viewer", "wiki-quote")
+        assert h["why"]
+
+
+# -- fusion guards ---------------------------------------------------------------------------------
+def test_guarded_tiers_stay_on_top_and_rrf_orders_the_rest():
+    scored = {1: (3.0, 5.0), 2: (2.8, 1.0), 3: (1.3, 2.0), 4: (0.0, 9.0), 5: (0.0, 1.0)}
+    dense = [(9, 0.91), (5, 0.90), (2, 0.5)]
+    out = fuse(scored, dense)
+    assert out.order[:2] == [1, 2]  # rule number, exact name: never passed by dense hits
+    assert out.order.index(5) < out.order.index(4)  # in both lists beats in one
+    assert 9 in out.order and out.order.index(9) > 1
+    assert all(out.score[a] >= out.score[b] for a, b in zip(out.order, out.order[1:], strict=False))
+    assert all(out.score[d] < GUARD for d in out.order[2:])
+    assert any(w.startswith("meaning #1") for w in out.why[9])
+    assert words_only(scored).order == [1, 2, 3, 4, 5]
+
+
+@pytest.mark.parametrize("q", ["509.1c", "ルール509.1c"])
+def test_a_rule_number_stays_first_and_skips_dense(searcher, q):
+    hit = first(searcher, q)
+    assert hit["rule"] == "509.1c" and hit["why"] == ["rule number"]

