@@ -320,16 +320,26 @@ def _display(path: Path) -> str:
 
 
 class ConsoleProgress:
-    """Progress of long work on stderr: a live line on a terminal, every tenth step otherwise."""
+    """Progress of long work on stderr: a live bar with the time left on a terminal, every tenth step otherwise."""
+
+    WIDTH = 28
 
     def __init__(self, stream=None):
         self.stream = stream or sys.stderr
         self.live = self.stream.isatty()
         self.pending = False
+        self._stage: tuple[int, float] = (-1, 0.0)  # (total, start time) of the work being counted
 
     def __call__(self, done: int, total: int, what: str) -> None:
+        now = time.monotonic()
+        if self._stage[0] != total or done == 0:
+            self._stage = (total, now)
         if self.live:
-            self.stream.write(f"\r\033[K{what}: {done}/{total}")
+            filled = self.WIDTH * done // max(total, 1)
+            elapsed = now - self._stage[1]
+            left = f" ~{elapsed / done * (total - done):.0f} s left" if 0 < done < total and elapsed > 2 else ""
+            bar = "█" * filled + "░" * (self.WIDTH - filled)
+            self.stream.write(f"\r\033[K{bar} {done}/{total}{left}  {what[:60]}")
             self.pending = done < total
             if not self.pending:
                 self.stream.write("\n")

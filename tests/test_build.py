@@ -79,3 +79,32 @@ def test_provenance_comes_from_the_manifest_else_from_the_format(tmp_path, cli):
     assert cli("--home", home, "ingest", en)[0] == 0
     rows = {r["version"]: r["provenance"] for r in json.loads(cli("--home", home, "versions", "--json")[1])}
     assert rows["20231117"] == "official"
+
+
+class _Terminal:
+    def __init__(self, tty: bool):
+        self.tty, self.out = tty, []
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, s: str) -> None:
+        self.out.append(s)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_progress_draws_a_bar_on_a_terminal_and_tenths_elsewhere():
+    from kb.build import ConsoleProgress
+
+    tty = _Terminal(True)
+    bar = ConsoleProgress(tty)
+    for i in range(0, 5):
+        bar(i, 4, "ingest")
+    assert "██████████████" in tty.out[2] and "2/4" in tty.out[2] and tty.out[-1] == "\n"
+    log = _Terminal(False)
+    steps = ConsoleProgress(log)
+    for i in range(0, 101):
+        steps(i, 100, "index")
+    assert log.out == [f"index: {i}/100\n" for i in range(0, 101, 10)]
