@@ -10,16 +10,17 @@ class RulekbError(Exception):
 class InputError(RulekbError):
     """Bad input: names the file and, where it applies, the line."""
 
-    def __init__(self, message: str, *, path: str = "", line: int = 0):
+    def __init__(self, message: str, *, path: str = "", line: int = 0, column: int = 0):
         self.message = message
         self.path = path
         self.line = line
+        self.column = column  # 1-based byte column within the line, when a byte is to blame
         super().__init__(str(self))
 
     def __str__(self) -> str:
         where = self.path
         if self.path and self.line:
-            where = f"{self.path}:{self.line}"
+            where = f"{self.path}:{self.line}" + (f":{self.column}" if self.column else "")
         return f"{where}: {self.message}" if where else self.message
 
 
