@@ -99,10 +99,16 @@ def parse(text: str, hints: Hints) -> ParseResult:
     for node in nodes:
         _title_from_text(node)
     result.diagnostics.extend(diags)
+    end = _last_line(lines)
+    truncated = ""
     if gloss is None:
-        result.diagnostics.append(Diagnostic(path, len(lines), "no Glossary heading: the text ends inside the rules", "warning"))
+        truncated = "no Glossary heading: it ends inside the rules"
         if nodes:
             nodes[-1].truncated = True
+    elif credits is None:
+        truncated = "no Credits heading: it ends inside the glossary"
+    if truncated:
+        result.diagnostics.append(Diagnostic(path, end, f"{truncated}; kept as a partial text", "warning"))
     terms, aliases, obsolete = read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
 
     effective, eff_line, eff_raw = _effective_date(lines)
@@ -125,8 +131,14 @@ def parse(text: str, hints: Hints) -> ParseResult:
         "aliases": aliases,
         "obsolete_terms": obsolete,
     }
-    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms, meta=meta))
+    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms,
+                                         meta=meta, truncated_at=end if truncated else 0, truncated_why=truncated))  # fmt: skip
     return result
+
+
+def _last_line(lines: list[str]) -> int:
+    """1-based number of the last line with text (where a cut-off text stops)."""
+    return next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 1)
 
 
 # --- locating the parts -------------------------------------------------------------------------
@@ -325,11 +337,17 @@ class _Numberer:
     A main clause whose number jumps while the next line is a sub-clause of the expected number
     ("505.54" then "505.5a") takes the expected number. Each repair is a warning; a clause that
     cannot be repaired is kept as a paragraph of the clause before it, with a warning.
+
+    A repair must never move genuine ids: one that would push the next clause's id, valid as
+    written, out of sequence is not made ("509.1c" written twice before "509.1d" is not a typo for
+    509.1d), and a line that repeats a clause word for word is a repeat, not a typo. Such a line
+    stays text of the clause before it.
     """
 
     def __init__(self, path: str):
         self.path = path
         self.seen: dict[str, int] = {}
+        self.by_id: dict[str, RuleNode] = {}
         self.last: str | None = None
         self.last_key: tuple | None = None
         self.prev: tuple[int, int, str] | None = None  # last accepted clause
@@ -356,6 +374,7 @@ class _Numberer:
             item.node.rule = rid
             item.node.parent = self._parent(rid)
             self.seen[rid] = item.line
+            self.by_id[rid] = item.node
             self.last, self.last_key = rid, _key(rid)
             nodes.append(item.node)
         return nodes, self.diags
@@ -398,15 +417,27 @@ class _Numberer:
             candidates.append(_fmt(rule, same_rule_prev[1], sub))
         if same_rule_prev and sub and same_rule_prev[1] == num:
             candidates.append(_fmt(rule, num, _next_letters(same_rule_prev[2])))
+        repeat = written in self.by_id and self.by_id[written].text == item.node.text
         for cand in candidates:
-            if self._fits(cand):
+            if self._fits(cand) and not repeat and not self._shifts_next(cand, nxt):
                 self._warn(item.line, f"clause id {item.spelled or written} read as {cand}")
                 return self._accept(cand, item, _split(cand)[0])
         if written and self._fits(written):  # e.g. the rule's heading is missing: trust the id as written
             return self._accept(written, item, rule)
-        why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
+        if repeat:
+            why = f"repeats line {self.seen[written]} word for word"
+        else:
+            why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
         self._warn(item.line, f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it")
         return None
+
+    def _shifts_next(self, cand: str, nxt: _Item | None) -> bool:
+        """True if reading this line as ``cand`` would put the next clause, valid as written, out of sequence."""
+        if nxt is None or nxt.raw[1] is None:
+            return False
+        following = _fmt(*nxt.raw)
+        key = _key(following)
+        return self._fits(following) and key is not None and key <= _key(cand)
 
     def _accept(self, rid: str, item: _Item, rule: int) -> str:
         self.prev = _split(rid)
