@@ -10,6 +10,7 @@ from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from kb.errors import InputError, NotFound, StoreError
+from web.headers import add_security_headers
 
 log = logging.getLogger(__name__)
 
@@ -20,8 +21,6 @@ DEFAULTS = {
     "JSON_AS_ASCII": False,
     "MAX_CONTENT_LENGTH": 16 * 1024,  # the app takes no uploads
 }
-
-CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 
 def create_app(home: str | os.PathLike | None = None, test_config: dict | None = None) -> Flask:
@@ -50,9 +49,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
             resp.set_etag(f"{gen.name}-{boot}", weak=True)
             resp.headers["Cache-Control"] = "no-cache"
             resp.make_conditional(request)
-        resp.headers.setdefault("Content-Security-Policy", CSP)
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        add_security_headers(resp.headers)
         return resp
 
     @app.context_processor
@@ -75,7 +72,11 @@ def _register_errors(app: Flask) -> None:
             return exc
         if isinstance(exc, InternalServerError):
             return internal(exc)
-        return _error(exc.code or 500, exc.description or exc.name)
+        body, code = _error(exc.code or 500, exc.description or exc.name)
+        resp = app.make_response((body, code))
+        if exc.code == 405 and getattr(exc, "valid_methods", None):
+            resp.headers["Allow"] = ", ".join(exc.valid_methods)  # RFC 9110: a 405 names what is allowed
+        return resp
 
     @app.errorhandler(NotFound)
     def not_found(exc: NotFound):

@@ -8,6 +8,7 @@ import threading
 
 from kb.errors import RulekbError
 from web import create_app
+from web.headers import harden
 
 THREADS = 8  # waitress worker threads; each holds its own read-only sqlite connection
 
@@ -22,11 +23,13 @@ def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", 
     options.setdefault("ident", "rulekb")
     app = create_app(home)
     try:
-        return create_server(app, host=host, port=port, **options)
+        server = create_server(app, host=host, port=port, **options)
     except OSError as exc:  # port taken, no permission, an address this machine does not have
         raise RulekbError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     except ValueError:  # waitress: a host name that does not resolve
         raise RulekbError(f"cannot listen on {host}:{port}: invalid host or port") from None
+    harden(server)  # waitress's own error responses (431, 400, …) carry the security headers too
+    return server
 
 
 def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000, **options) -> None:
