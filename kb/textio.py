@@ -189,7 +189,7 @@ def check_input_file(path: str, display: str | None = None) -> os.stat_result:
     try:
         st = os.stat(path)
     except OSError as exc:
-        raise InputError(_os_reason(exc), path=display) from None
+        raise InputError(os_reason(exc), path=display) from None
     if stat.S_ISDIR(st.st_mode):
         raise InputError("is a directory, not a file (give the files in it, e.g. DIR/*.txt)", path=display)
     if not stat.S_ISREG(st.st_mode):
@@ -204,10 +204,10 @@ def check_input_file(path: str, display: str | None = None) -> os.stat_result:
     return st
 
 
-def _os_reason(exc: OSError) -> str:
+def os_reason(exc: OSError) -> str:
     """A short reason for a failed stat/open, in the words a user expects."""
     if exc.errno == errno.ENOENT:
-        return "no such file"
+        return "no such file or directory"
     if exc.errno == errno.ELOOP:
         return "symbolic link loop"
     if exc.errno in (errno.EACCES, errno.EPERM):
@@ -226,7 +226,7 @@ def read_input(path: str, display: str | None = None) -> bytes:
                 raise InputError("not a regular file", path=display)
             data = fh.read(MAX_INPUT_BYTES + 1)
     except OSError as exc:
-        raise InputError(_os_reason(exc), path=display) from None
+        raise InputError(os_reason(exc), path=display) from None
     if len(data) > MAX_INPUT_BYTES:
         raise InputError(f"larger than the {MAX_INPUT_BYTES // 2**20} MiB a rules text may be", path=display)
     return data
