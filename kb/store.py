@@ -178,6 +178,7 @@ class Store:
         A whole stored text is replaced only by a whole text with at least as many clauses; a
         truncated or shorter one is refused (InputError at its file and line) unless ``replace``.
         """
+        self._versions_cache = None
         now = datetime.now(UTC).isoformat(timespec="seconds")
         cur = self.conn.execute(
             "INSERT INTO documents(path, format, kind, sha256, options, encoding, ingested_at) VALUES(?,?,?,?,?,?,?)",
