@@ -73,6 +73,9 @@ class Ingested:
 def read_manifest(corpus_dir: Path) -> list[ManifestEntry]:
     """Read ``corpus_dir/manifest.toml``; bad entries are errors naming the manifest."""
     manifest = corpus_dir / "manifest.toml"
+    if not corpus_dir.is_dir():
+        why = "not a directory" if corpus_dir.exists() else "no such directory"
+        raise InputError(f"{why}: --corpus names the directory that holds manifest.toml", path=str(corpus_dir))
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -20,7 +20,7 @@ def emit_json(data) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
+@click.option("--home", type=click.Path(readable=False), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
 @click.version_option(package_name="rulekb")
 @click.pass_context
 def cli(ctx: click.Context, home: str | None) -> None:
@@ -33,7 +33,7 @@ def _store(ctx: click.Context):
 
 
 @cli.command()
-@click.option("--corpus", type=click.Path(), help="Corpus directory with manifest.toml (default: the bundled corpus).")
+@click.option("--corpus", type=click.Path(readable=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
 @click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.pass_context
@@ -52,7 +52,7 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path())
+@click.argument("files", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--format", "fmt", help="Input format (default: detected). See `rulekb formats`.")
 @click.option("--game", type=GAME, help="Override the game.")
 @click.option("--lang", type=LANG, help="Override the language.")
@@ -296,10 +296,10 @@ def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, 
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path())
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--game", type=GAME, default="mtg", show_default=True)
 @click.option("--against", help="Version to resolve citations against (default: the newest).")
-@click.option("--junit", multiple=True, type=click.Path(), help="JUnit XML results (repeatable).")
+@click.option("--junit", multiple=True, type=click.Path(readable=False), help="JUnit XML results (repeatable).")
 @click.option("--save", is_flag=True, help="Keep the result in the KB for the web app.")
 @click.option("--no-git", is_flag=True, help="Do not date citations by their git commits.")
 @click.option("--json", "as_json", is_flag=True)

@@ -6,14 +6,13 @@ re-encoded) with fixed seeds, like a fuzzer's corpus; none is stored in the repo
 from __future__ import annotations
 
 import codecs
-import hashlib
-import os
 import random
 import re
 from pathlib import Path
 
 import pytest
 
+from tests._hostile import refused
 from tests.conftest import SHARED
 
 EN = SHARED / "corpora" / "cr-en" / "MagicCompRules_2018-06-08.txt"  # UTF-8 without BOM, LF
@@ -43,27 +42,6 @@ def kb_home(tmp_path_factory) -> Path:
         store.commit()
         store.close()
     return home.path
-
-
-def snapshot(home: Path) -> tuple:
-    """The live generation, the bytes of every file in it, and every entry of the home."""
-    live = os.readlink(home / "current")
-    files = {
-        str(p.relative_to(home)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted((home / live).rglob("*")) if p.is_file()
-    }  # fmt: skip
-    return live, files, sorted(p.name for p in home.iterdir())
-
-
-def refused(cli, home: Path, *args) -> str:
-    """Run ``rulekb ingest``; assert exit 1, one line on stderr, the KB untouched; return that line."""
-    before = snapshot(home)
-    code, out, err = cli("--home", home, "ingest", *args)
-    lines = err.strip().splitlines()
-    assert code == 1, (code, out, err)
-    assert len(lines) == 1 and "Traceback" not in err, err
-    assert snapshot(home) == before
-    return lines[0]
 
 
 def last_line(data: bytes, encoding: str = "utf-8-sig") -> int:
@@ -106,7 +84,7 @@ def test_english_cut_at_a_random_byte_is_refused(cli, kb_home, tmp_path, cut):
     data = EN.read_bytes()[:cut]
     path = tmp_path / EN.name  # the file name carries the edition date: the same version
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{last_line(data)}: the text ends early (no ")
     assert "the KB holds a whole text of mtg/en/20180608 (" in line and "--replace" in line
 
@@ -116,7 +94,7 @@ def test_english_cut_inside_the_glossary_is_refused(cli, kb_home, tmp_path):
     data = full[: full.rindex(b"\nCredits\n")]
     path = tmp_path / EN.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{last_line(data)}: the text ends early (no Credits heading")
 
 
@@ -126,7 +104,7 @@ def test_english_cut_mid_character_is_refused_as_truncated_utf8(cli, kb_home, tm
     at = full.index("’".encode(), body) + 1  # inside a three-byte character, after many whole ones
     path = tmp_path / EN.name
     path.write_bytes(full[:at])
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{line_of(full, '’'.encode(), body)}:")
     assert "truncated UTF-8 text" in line
 
@@ -137,7 +115,7 @@ def test_utf16_english_cut_is_refused(cli, kb_home, tmp_path, odd):
     data = codecs.BOM_UTF16_LE + text.encode("utf-16-le") + (b"\x41" if odd else b"")
     path = tmp_path / EN.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     # an odd last byte is on the line after the text's last newline; an early end, on the last line with text
     expected = _NEWLINES.sub("\n", text).count("\n") + 1 if odd else last_line(data, "utf-16")
     assert line.startswith(f"rulekb: {path}:{expected}")
@@ -150,7 +128,7 @@ def test_a_complete_english_text_with_fewer_clauses_is_refused_where_one_goes_mi
     data = full[:start] + full[full.index(b"\n", start) + 1 :]  # drop one clause line; glossary and credits stay
     path = tmp_path / EN.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{line_starting(data, b'702.19a ')}: ")
     assert "where the KB's mtg/en/20180608 has" in line and "(702.19b is missing here)" in line
 
@@ -160,7 +138,7 @@ def test_duel_masters_rules_cut_is_refused(cli, kb_home, tmp_path, cut):
     data = DM.read_bytes()[:cut]
     path = tmp_path / DM.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{last_line(data)}: the text ends early (")
     assert "whole text of dm/ja/1.48 (749 clauses)" in line
 
@@ -175,7 +153,7 @@ def test_replace_stores_a_cut_text_as_partial(cli, tmp_path):
     data = DM.read_bytes()[: DM_CUTS[0]]
     path = tmp_path / DM.name
     path.write_bytes(data)
-    refused(cli, home, path)
+    refused(cli, home, "ingest", path)
     code, out, err = cli("--home", home, "ingest", path, "--replace")
     assert code == 0, err
     assert f"partial (ends early at line {last_line(data)})" in out
@@ -210,7 +188,7 @@ def test_three_stray_bytes_in_a_utf8_edition_are_refused_at_the_first(cli, kb_ho
         data = data[:extra] + b"\xe9" + data[extra:]
     path = tmp_path / EN.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{line_starting(data, b'509.1c ')}:11: invalid UTF-8 byte 0x92 at file offset {first}")
 
 
@@ -224,7 +202,7 @@ def test_nul_after_a_byte_order_mark_is_binary(cli, kb_home, tmp_path, bom, enco
     at = text.index("\n509.1c ") + 4
     path = tmp_path / EN.name
     path.write_bytes(bom + (text[:at] + "\x00" + text[at:]).encode(encoding))
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     row = text[:at].count("\n") + 1
     column = len(text[text.rfind("\n", 0, at) + 1 : at].encode(encoding)) + 1
     assert line.startswith(f"rulekb: {path}:{row}:{column}: binary file (NUL character")
@@ -236,7 +214,7 @@ def test_positions_in_a_utf8_bom_file_are_counted_after_the_bom(cli, kb_home, tm
     data = codecs.BOM_UTF8 + body[:bad] + b"\xff" + body[bad + 1 :]
     path = tmp_path / EN.name
     path.write_bytes(data)
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}:{line_starting(body, b'100.1. ')}:5: invalid UTF-8 text: bytes FF at file offset {bad + 3}")
 
 
@@ -256,7 +234,7 @@ def test_real_cp1252_editions_still_decode_and_utf8_japanese_legacy_encodings_to
 
 @pytest.mark.parametrize("label", ["20991231\n", "2099 1231", "../x", "x" * 41])
 def test_a_version_label_must_match_whole(cli, kb_home, label):
-    line = refused(cli, kb_home, DM, "--version", label)
+    line = refused(cli, kb_home, "ingest", DM, "--version", label)
     assert line.startswith(f"rulekb: {DM}: bad --version {label!r}: letters, digits")
 
 
@@ -266,7 +244,7 @@ def test_an_oversized_file_is_refused_before_it_is_read(cli, kb_home, tmp_path):
     path = tmp_path / "huge.txt"
     with open(path, "wb") as fh:
         fh.truncate(MAX_INPUT_BYTES + 1)  # sparse: nothing is written, nothing may be read
-    line = refused(cli, kb_home, path)
+    line = refused(cli, kb_home, "ingest", path)
     assert line.startswith(f"rulekb: {path}: 32.0 MiB: larger than the 32 MiB a rules text may be")
 
 
