@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import os
 import time
+from urllib.parse import quote
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
@@ -54,7 +55,8 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
 
     @app.context_processor
     def common():
-        return {"request_path": request.path}
+        # Percent-encoded: the path goes back into an href, and a request may carry a newline in it.
+        return {"request_path": quote(request.path, safe="/!$&'()*+,;=:@-._~")}
 
     return app
 
