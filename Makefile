@@ -46,6 +46,7 @@ bench: $(BIN)/rulekb
 	$(BIN)/python bench/relevance.py
 	$(BIN)/python bench/versions.py
 	$(BIN)/python bench/link.py
+	$(BIN)/python bench/adversarial.py
 	$(BIN)/python bench/web.py
 
 clean:

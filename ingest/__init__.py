@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import importlib
 import os
-import re
 
 from ingest.common import Hints, finish
 from kb.errors import InputError
-from kb.model import ParseResult
-from kb.textio import read_text
+from kb.model import ParseResult, is_label
+from kb.textio import decode, read_input
 
 # --format name -> module (imported lazily: no work at import time)
 FORMATS = {
@@ -44,13 +43,9 @@ def detect(text: str, filename: str = "") -> tuple[str, float]:
     return name, score
 
 
-# A version label is a URL path segment and a file-name-safe word (the web app refuses anything else).
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
-
-
 def parse_text(text: str, hints: Hints) -> ParseResult:
     """Parse decoded text: detect the format unless given, then run that parser and the checks."""
-    if hints.version and not LABEL_RE.match(hints.version):
+    if hints.version and not is_label(hints.version):
         raise InputError(
             f"bad --version {hints.version!r}: letters, digits, '.', '_' and '-' only (e.g. 20231117.0)",
             path=hints.path,
@@ -72,6 +67,11 @@ def parse_file(path: str, hints: Hints | None = None) -> ParseResult:
     hints = hints or Hints()
     if not hints.path or hints.path == Hints.path:  # Hints.path defaults to "<input>"
         hints.path = path
-    decoded = read_text(path)
+    return parse_data(read_input(path, hints.path), hints)
+
+
+def parse_data(data: bytes, hints: Hints) -> ParseResult:
+    """Decode and parse the bytes of one file (``hints.path`` names it in errors)."""
+    decoded = decode(data, hints.path)
     hints.encoding = decoded.encoding
     return parse_text(decoded.text, hints)

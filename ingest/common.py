@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass
 
 from kb import ruleid
@@ -20,6 +21,16 @@ class Hints:
     path: str = "<input>"
     encoding: str = ""
     provenance: str = ""  # what kind of text (kb.model.PROVENANCES); default: the format's
+
+
+class LineIndex:
+    """1-based line numbers of character offsets in a text, each found by bisection (no rescans)."""
+
+    def __init__(self, text: str):
+        self.starts = [m.end() for m in re.finditer("\n", text)]
+
+    def line(self, offset: int) -> int:
+        return bisect_right(self.starts, offset) + 1
 
 
 # A clause id inside running text: 509.1, 509.1c, 704.5aa; never part of a longer number or decimal.
@@ -82,8 +93,12 @@ def find_references(text: str) -> list[Reference]:
             for rule in _expand_range(extra.group("first"), extra.group("range") or ""):
                 add(rule, raw, start, start + len(raw))
         covered.append((start, end))
+    spans = iter(covered)  # in text order, like the dotted ids: one pass over both
+    span = next(spans, None)
     for m in _ID_DOTTED.finditer(text):
-        if any(s <= m.start() < e for s, e in covered):
+        while span is not None and span[1] <= m.start():
+            span = next(spans, None)
+        if span is not None and span[0] <= m.start():
             continue
         add(m.group(1), m.group(1), m.start(), m.end())
     return refs
@@ -156,6 +171,8 @@ def finish(result: ParseResult, hints: Hints) -> ParseResult:
             version.label = hints.version
         if hints.provenance:
             version.meta["provenance"] = hints.provenance
+        if version.truncated_at:  # a text that ends early holds only part of its version
+            version.partial = True
         link_tree(version.nodes)
         for node in version.nodes:
             if not node.references and node.text:

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 from functools import lru_cache
 
 from ingest.common import Hints
-from ingest.glossary_en import EXAMPLE, RULE_LINE, indent, join_lines, read_glossary
+from ingest.glossary_en import EXAMPLE, RULE_LINE, Lines, indent, read_glossary
 from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
@@ -99,10 +99,16 @@ def parse(text: str, hints: Hints) -> ParseResult:
     for node in nodes:
         _title_from_text(node)
     result.diagnostics.extend(diags)
+    end = _last_line(lines)
+    truncated = ""
     if gloss is None:
-        result.diagnostics.append(Diagnostic(path, len(lines), "no Glossary heading: the text ends inside the rules", "warning"))
+        truncated = "no Glossary heading: it ends inside the rules"
         if nodes:
             nodes[-1].truncated = True
+    elif credits is None:
+        truncated = "no Credits heading: it ends inside the glossary"
+    if truncated:
+        result.diagnostics.append(Diagnostic(path, end, f"{truncated}; kept as a partial text", "warning"))
     terms, aliases, obsolete = read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
 
     effective, eff_line, eff_raw = _effective_date(lines)
@@ -125,8 +131,14 @@ def parse(text: str, hints: Hints) -> ParseResult:
         "aliases": aliases,
         "obsolete_terms": obsolete,
     }
-    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms, meta=meta))
+    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms,
+                                         meta=meta, truncated_at=end if truncated else 0, truncated_why=truncated))  # fmt: skip
     return result
+
+
+def _last_line(lines: list[str]) -> int:
+    """1-based number of the last line with text (where a cut-off text stops)."""
+    return next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 1)
 
 
 # --- locating the parts -------------------------------------------------------------------------
@@ -209,6 +221,8 @@ class _Item:
     node: RuleNode
     spelled: str = ""
     indent: int = 0
+    text: Lines = field(default_factory=Lines)  # the node's text and examples, built line by line
+    examples: list[Lines] = field(default_factory=list)
 
 
 def _runs_on(line: str, text: str) -> bool:
@@ -240,8 +254,8 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
             sub = m.group("sub") if m.group("num") else (m.group("ssub") or m.group("bare") or "")
             text = m.group("text").strip()
             cur = _Item("clause", (int(m.group("rule")), int(num) if num else None, sub), lineno,
-                        RuleNode(rule="", text=text, line=lineno), line[m.end("indent") : m.start("text")].strip(),
-                        len(m.group("indent")))  # fmt: skip
+                        RuleNode(rule="", line=lineno), line[m.end("indent") : m.start("text")].strip(),
+                        len(m.group("indent")), Lines(text))  # fmt: skip
             items.append(cur)
             in_example = False
         elif not runs_on and s[0].isdigit() and (h := _SECTION.match(line) or _RULE.match(line)):
@@ -250,14 +264,11 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
             items.append(cur)
             in_example, text = False, ""
         elif cur is not None and EXAMPLE.match(line):
-            cur.node.examples.append(EXAMPLE.sub("", s, count=1))
+            cur.examples.append(Lines(EXAMPLE.sub("", s, count=1)))
             in_example, text = True, s
         elif cur is not None:
             paragraph = not wrapped or after_blank or indent(line) > cur.indent + 2
-            if in_example:
-                cur.node.examples[-1] = join_lines(cur.node.examples[-1], s, paragraph)
-            else:
-                cur.node.text = join_lines(cur.node.text, s, paragraph)
+            (cur.examples[-1] if in_example else cur.text).add(s, paragraph)
             text = s
         else:
             text = ""
@@ -325,11 +336,17 @@ class _Numberer:
     A main clause whose number jumps while the next line is a sub-clause of the expected number
     ("505.54" then "505.5a") takes the expected number. Each repair is a warning; a clause that
     cannot be repaired is kept as a paragraph of the clause before it, with a warning.
+
+    A repair must never move genuine ids: one that would push the next clause's id, valid as
+    written, out of sequence is not made ("509.1c" written twice before "509.1d" is not a typo for
+    509.1d), and a line that repeats a clause word for word is a repeat, not a typo. Such a line
+    stays text of the clause before it.
     """
 
     def __init__(self, path: str):
         self.path = path
         self.seen: dict[str, int] = {}
+        self.texts: dict[str, str] = {}  # clause id -> its text as first read (to tell a repeated line)
         self.last: str | None = None
         self.last_key: tuple | None = None
         self.prev: tuple[int, int, str] | None = None  # last accepted clause
@@ -345,20 +362,24 @@ class _Numberer:
         self.diags.append(Diagnostic(self.path, line, message, "warning"))
 
     def number(self, items: list[_Item]) -> tuple[list[RuleNode], list[Diagnostic]]:
-        nodes: list[RuleNode] = []
+        accepted: list[_Item] = []
         clause_idx = [i for i, it in enumerate(items) if it.kind == "clause"]
         following = {a: items[b] for a, b in zip(clause_idx, clause_idx[1:], strict=False)}
         for i, item in enumerate(items):
             rid = self._heading_id(item) if item.kind != "clause" else self._clause_id(item, following.get(i))
             if rid is None:
-                self._merge(nodes, item)
+                self._merge(accepted, item)
                 continue
             item.node.rule = rid
             item.node.parent = self._parent(rid)
             self.seen[rid] = item.line
+            self.texts[rid] = str(item.text)
             self.last, self.last_key = rid, _key(rid)
-            nodes.append(item.node)
-        return nodes, self.diags
+            accepted.append(item)
+        for item in accepted:
+            item.node.text = str(item.text)
+            item.node.examples = [str(e) for e in item.examples]
+        return [item.node for item in accepted], self.diags
 
     def _parent(self, rid: str) -> str | None:
         """The nearest ancestor already read (what ``link_tree`` would find, without its per-node parsing)."""
@@ -398,15 +419,27 @@ class _Numberer:
             candidates.append(_fmt(rule, same_rule_prev[1], sub))
         if same_rule_prev and sub and same_rule_prev[1] == num:
             candidates.append(_fmt(rule, num, _next_letters(same_rule_prev[2])))
+        repeat = written in self.texts and self.texts[written] == str(item.text)
         for cand in candidates:
-            if self._fits(cand):
+            if self._fits(cand) and not repeat and not self._shifts_next(cand, nxt):
                 self._warn(item.line, f"clause id {item.spelled or written} read as {cand}")
                 return self._accept(cand, item, _split(cand)[0])
         if written and self._fits(written):  # e.g. the rule's heading is missing: trust the id as written
             return self._accept(written, item, rule)
-        why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
+        if repeat:
+            why = f"repeats line {self.seen[written]} word for word"
+        else:
+            why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
         self._warn(item.line, f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it")
         return None
+
+    def _shifts_next(self, cand: str, nxt: _Item | None) -> bool:
+        """True if reading this line as ``cand`` would put the next clause, valid as written, out of sequence."""
+        if nxt is None or nxt.raw[1] is None:
+            return False
+        following = _fmt(*nxt.raw)
+        key = _key(following)
+        return self._fits(following) and key is not None and key <= _key(cand)
 
     def _accept(self, rid: str, item: _Item, rule: int) -> str:
         self.prev = _split(rid)
@@ -415,11 +448,10 @@ class _Numberer:
         return rid
 
     @staticmethod
-    def _merge(nodes: list[RuleNode], item: _Item) -> None:
+    def _merge(accepted: list[_Item], item: _Item) -> None:
         """Keep an unnumberable line's words: append it to the node before it."""
-        if not nodes:
+        if not accepted:
             return
-        node = item.node
-        words = " ".join(x for x in (item.spelled, node.title, node.text) if x)
-        nodes[-1].text = join_lines(nodes[-1].text, words, True)
-        nodes[-1].examples.extend(node.examples)
+        words = " ".join(x for x in (item.spelled, item.node.title, str(item.text)) if x)
+        accepted[-1].text.add(words, True)
+        accepted[-1].examples.extend(item.examples)

@@ -280,6 +280,8 @@ class _Reader:
         if not self.nodes:
             if "総合ルール" in s and not self.title:
                 self.title = s
+            elif self.saw_contents:  # after もくじ the text began at the top: a stray line, not a piece
+                self.warn(line, "text between もくじ and the first rule that is no heading; skipped")
             else:
                 self.orphan += 1
             return
@@ -384,6 +386,15 @@ def parse(text: str, hints: Hints) -> ParseResult:
         and reader.dated
     )
     version = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=not complete, meta=meta)
+    if not complete and reader.saw_contents and not reader.orphan:
+        # It starts at the top (もくじ) but stops before its end: cut off, not a piece of a longer text.
+        missing = sorted(listed - headings, key=_key)
+        version.truncated_at = next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 1)
+        version.truncated_why = (
+            f"もくじ lists {missing[0]} but the text never reaches it" if missing
+            else "no 用語集 (glossary)" if not reader.saw_glossary or not reader.terms
+            else "no effective-date line (このルールは…から有効です) after the glossary"
+        )  # fmt: skip
     version.nodes = reader.nodes
     version.terms = list(reader.terms)
     for node in reader.nodes:

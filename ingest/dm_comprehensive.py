@@ -138,6 +138,7 @@ class _Reader:
         self.rule: str | None = None  # current rule heading ("509")
         self.target = "text"  # where continuation lines go: "text" | "example"
         self.pending_title: RuleNode | None = None
+        self.last_line = 0  # 1-based number of the last line of rules text read
         self.widths = [_width(s.rstrip()) if i not in furniture else 0 for i, s in enumerate(lines)]
         # Some extractions end every paragraph, never a wrapped line, in a blank (Ver.1.48 does);
         # only then does a line without one tell a wrap.
@@ -219,6 +220,7 @@ class _Reader:
                 continue
             is_marker = self.take(raw, line, j, prev_was_marker)
             j, prev_was_marker = i, is_marker
+            self.last_line = line
 
     def take(self, raw: str, line: int, j: int, prev_was_marker: bool) -> bool:
         """Handle one non-blank line; True if it opened a node (or completed a heading)."""
@@ -301,6 +303,20 @@ def _contents(lines: list[str], start: int, furniture: set[int]) -> tuple[list[l
     return entries, i
 
 
+def _check_ending(version: ParsedVersion, reader: _Reader, contents: list[list[str]], path: str, diags: list) -> None:
+    """Mark a text that stops before its contents list does, or in mid-sentence, as truncated."""
+    last = reader.nodes[-1]
+    why = ""
+    if contents[-1][0] not in reader.seen:
+        why = f"the contents list up to {contents[-1][0]} but the rules stop at {last.rule}"
+    elif not reader.lines[reader.last_line - 1].rstrip().endswith(_SENTENCE_END):
+        why = f"it stops in mid-sentence in {last.rule}"
+        last.truncated = True
+    if why:
+        version.truncated_at, version.truncated_why = reader.last_line, why
+        diags.append(Diagnostic(path, reader.last_line, f"the text ends early ({why}); kept as a partial text", "warning"))
+
+
 def parse(text: str, hints: Hints) -> ParseResult:
     """Parse the DM rules: header (version, date), contents, then numbered rules."""
     result = ParseResult(format=NAME, kind="cr")
@@ -341,6 +357,8 @@ def parse(text: str, hints: Hints) -> ParseResult:
     # Without the contents list or any clause the file is a fragment of the rules.
     version.partial = not contents or not any(ruleid.is_clause(n.rule) for n in reader.nodes)
     result.diagnostics.extend(reader.diagnostics)
+    if reader.nodes and not version.partial:
+        _check_ending(version, reader, contents, hints.path, result.diagnostics)
     if reader.nodes:
         result.versions.append(version)
     return result

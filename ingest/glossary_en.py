@@ -14,7 +14,7 @@ blank lines::
     Bury (Obsolete)                         -> obsolete term "Bury", definition flagged "(Obsolete) "
 
 Editions up to 2004 are hard-wrapped: a line indented deeper than the entry starts a paragraph,
-any other line runs on (``join_lines``). ``ingest.cr_en`` reads the rules with the same helpers.
+any other line runs on (``Lines``). ``ingest.cr_en`` reads the rules with the same helpers.
 """
 
 from __future__ import annotations
@@ -34,15 +34,27 @@ def indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
-def join_lines(text: str, piece: str, paragraph: bool) -> str:
-    """Append ``piece`` to ``text`` as a new paragraph, or as a wrapped line running on."""
-    if not text:
-        return piece
-    if paragraph:
-        return text + "\n" + piece
-    if text.endswith("-") and text[-2:-1].isalpha():  # a word hyphenated at the wrap
-        return text + piece
-    return text + " " + piece
+class Lines:
+    """Text built line by line in linear time (repeated ``a + b`` would copy it at every line)."""
+
+    def __init__(self, first: str = ""):
+        self.parts = [first] if first else []
+
+    def __bool__(self) -> bool:
+        return bool(self.parts)
+
+    def add(self, piece: str, paragraph: bool) -> None:
+        """Append ``piece`` as a new paragraph, or as a wrapped line running on."""
+        if self.parts:
+            last = self.parts[-1]
+            if paragraph:
+                self.parts.append("\n")
+            elif not (last.endswith("-") and last[-2:-1].isalpha()):  # a word hyphenated at the wrap
+                self.parts.append(" ")
+        self.parts.append(piece)
+
+    def __str__(self) -> str:
+        return "".join(self.parts)
 
 
 def read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Term], dict, list[str]]:
@@ -50,6 +62,7 @@ def read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Te
     terms: list[Term] = []
     aliases: dict[str, list[str]] = {}
     obsolete: list[str] = []
+    definitions: list[Lines] = []  # each term's definition, built paragraph by paragraph
     block: list[tuple[int, str]] = []
 
     def close() -> None:
@@ -61,7 +74,7 @@ def read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Te
             head, rest = fused.group("term"), [(line0, fused.group("sense")), *rest]
         if (head[:1].isspace() or _SENSE.match(head)) and terms:
             # an indented paragraph (1999) or a numbered sense after a blank line runs on
-            terms[-1].definition = join_lines(terms[-1].definition, _definition(block, wrapped), True)
+            definitions[-1].add(_definition(block, wrapped), True)
         else:
             term = head.strip()
             flagged = re.search(r"\s*\((?:obsolete)\)\s*$", term, re.I)
@@ -73,7 +86,8 @@ def read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Te
             parts = [p.strip() for p in re.split(r",\s+|/", term) if p.strip()]
             if len(parts) > 1:
                 aliases[term] = parts
-            terms.append(Term(term=term, english=term, definition=definition, source="glossary", line=line0))
+            terms.append(Term(term=term, english=term, source="glossary", line=line0))
+            definitions.append(Lines(definition))
         block.clear()
 
     for k, line in enumerate(lines):
@@ -82,15 +96,17 @@ def read_glossary(lines: list[str], offset: int, wrapped: bool) -> tuple[list[Te
             continue
         block.append((offset + k + 1, line))
     close()
+    for term, definition in zip(terms, definitions, strict=True):
+        term.definition = str(definition)
     return terms, aliases, obsolete
 
 
 def _definition(rows: list[tuple[int, str]], wrapped: bool) -> str:
     """Join definition lines: numbered senses, indented paragraphs and examples start new lines."""
-    text = ""
+    text = Lines()
     base = indent(rows[0][1]) if rows else 0
     for _, line in rows:
         s = line.strip()
         paragraph = not wrapped or indent(line) > base + 2 or bool(_SENSE.match(s) or EXAMPLE.match(s))
-        text = join_lines(text, s, paragraph)
-    return text
+        text.add(s, paragraph)
+    return str(text)

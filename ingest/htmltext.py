@@ -37,23 +37,26 @@ def flatten(
             out.append(s)
         cur.clear()
 
-    def walk(node: Tag) -> None:
-        for child in node.children:
-            if isinstance(child, Comment):
-                continue
-            if isinstance(child, NavigableString):
-                cur.append(str(child))
-            elif child.name in skip:
-                continue
-            elif child.name in breaks or (cut is not None and cut(child)):
+    # An explicit stack, not recursion: a page may nest elements thousands deep.
+    stack = [(iter(el.children), False)]  # (children left, whether the element is a block)
+    while stack:
+        children, is_block = stack[-1]
+        child = next(children, None)
+        if child is None:
+            stack.pop()
+            if is_block:
                 flush()
-            elif child.name in blocks:
+        elif isinstance(child, Comment):
+            continue
+        elif isinstance(child, NavigableString):
+            cur.append(str(child))
+        elif child.name in skip:
+            continue
+        elif child.name in breaks or (cut is not None and cut(child)):
+            flush()
+        else:
+            if child.name in blocks:
                 flush()
-                walk(child)
-                flush()
-            else:
-                walk(child)
-
-    walk(el)
+            stack.append((iter(child.children), child.name in blocks))
     flush()
     return out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from ingest.common import Hints, harvest_terms
+from ingest.common import Hints, LineIndex, harvest_terms
 from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
 
@@ -15,8 +15,10 @@ _TITLE = re.compile(r"^\s*=+\s*(?P<title>.+?)\s*=+")
 _LABEL = re.compile(r"第\s*(\d+(?:\.\d+){1,3})\s*版")
 _TRANSLATOR = re.compile(r"(\*[^*\s]+\*\s*/\s*.+?)\s*(?:が|まで|氏)")
 _URL = re.compile(r"https?://[^\s)）]+")
-_RULER = re.compile(r"-{4,}\s*(?P<name>[^-]+?)\s*-{4,}")
-_ENTRY = re.compile(r"(?<!\S)(?P<id>\d{1,3})\.\s+(?P<title>.+?)(?=\s+\d{1,3}\.\s|\s*$)")
+# Each pattern is linear on any input: a match starts only where a run (of dashes, of blanks) starts,
+# and runs are taken whole (possessive), so a long run is never rescanned from each of its positions.
+_RULER = re.compile(r"(?<!-)-{4,}+\s*+(?P<name>[^-\s](?:[^-]*[^-\s])?)\s*+-{4,}")
+_ENTRY = re.compile(r"(?<!\S)(?P<id>\d{1,3})\.\s++(?P<title>\S++(?:\s++(?!\d{1,3}\.\s)\S++)*+)")
 # Clause markers: main rules end with a period ("309.2."), sub-rules do not ("309.2a"); headings "309. " and "3. ".
 _MARKER = re.compile(
     r"(?<!\S)(?:(?P<main>\d{3}\.\d{1,3})\.|(?P<sub>\d{3}\.\d{1,3}[a-z]{1,2})|(?P<head>\d{1,3})\.)(?=\s)"
@@ -25,7 +27,9 @@ _MARKER = re.compile(
 _CITED = re.compile(r"(?:rules?|ルール)\s*$", re.I)
 # A clause never opens with a particle: "410.9 も参照", "103.4 の例外".
 _NOT_A_START = re.compile(r"^\s*(?:[)）」』、。,]|[のをにでとやがはも](?![\u3041-\u309f])|参照)")
-_PARAGRAPH = re.compile(r"\s*[\u3000\n]\s*|\s+(?=例[:：]|訳注[:：])")
+_PARAGRAPH = re.compile(r"(?<!\s)(?:\s*[\u3000\n]\s*|\s+(?=例[:：]|訳注[:：]))")
+_BLANKS = re.compile(r"\s*")
+_HEADER_MAX = 4000  # characters: the title, translator and URLs come before the contents
 _SENTENCE_END = tuple("。)）」』]")
 _GLOSSARY = "用語集"
 
@@ -57,6 +61,7 @@ class _Scanner:
 
     def __init__(self, text: str, start: int, contents: list[tuple[str, str]], path: str) -> None:
         self.text, self.start, self.path = text, start, path
+        self.lines = LineIndex(text)
         self.titles = dict(contents)
         self.marks: list[tuple[str, int, int, str]] = []  # (id, start, end, kind)
         self.diagnostics: list[Diagnostic] = []
@@ -64,7 +69,7 @@ class _Scanner:
         self.last: str | None = None
 
     def warn(self, offset: int, message: str) -> None:
-        line = self.text.count("\n", 0, offset) + 1
+        line = self.lines.line(offset)
         self.diagnostics.append(Diagnostic(self.path, line, f"{message} (character {offset})", "warning"))
 
     def scan(self) -> None:
@@ -82,8 +87,7 @@ class _Scanner:
         if hid == "0":  # はじめに: the unnumbered introduction, kept in meta
             return
         title = self.titles.get(hid)
-        rest = self.text[m.end() :].lstrip()
-        if title is not None and not rest.startswith(title):
+        if title is not None and not self.text.startswith(title, _BLANKS.match(self.text, m.end()).end()):
             return
         if title is None and (len(hid) != 3 or self.rule is None or int(hid) // 100 != int(self.rule) // 100):
             return  # an unlisted rule heading ("211. [この節は…]") must sit in the current section
@@ -143,7 +147,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
     """Parse a collapsed private translation: header, もくじ, then rules in document order."""
     result = ParseResult(format=NAME, kind="cr")
     meta: dict = {}
-    title_match = _TITLE.match(text)
+    title_match = _TITLE.match(text[:_HEADER_MAX])
     if title_match:
         meta["title"] = title_match.group("title")
     label = ""
@@ -158,7 +162,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
     head_end = text.find("-------- もくじ")
     header = text[title_match.end() if title_match else 0 : max(head_end, 0)]
     meta["header"] = header.strip()
-    if (t := _TRANSLATOR.search(header)) is not None:
+    if (t := _TRANSLATOR.search(header[:_HEADER_MAX])) is not None:
         meta["translator"] = t.group(1)
     meta["urls"] = _URL.findall(header)
     if contents:
@@ -184,16 +188,18 @@ def parse(text: str, hints: Hints) -> ParseResult:
         stop = marks[i + 1][1] if i + 1 < len(marks) else len(text)
         title = scanner.titles.get(rid) if kind == "heading" else None
         # The seed is one line; keep the character offset too, so a reader can find the clause.
-        nodes.append(_node(rid, kind, text[end:stop], title, text.count("\n", 0, start) + 1))
+        nodes.append(_node(rid, kind, text[end:stop], title, scanner.lines.line(start)))
         offsets[rid] = start
     version = ParsedVersion(game="mtg", lang="ja", label=label, effective=None, meta=meta, nodes=nodes)
     version.meta["offsets"] = offsets
+    last_line = scanner.lines.line(len(text.rstrip()))
     if nodes and end_of_rules == len(text) and not text.rstrip().endswith(_SENTENCE_END):
         last = nodes[-1]
         last.truncated = True
+        version.truncated_at, version.truncated_why = last_line, f"cut off mid-clause in {last.rule}"
         result.diagnostics.append(
             Diagnostic(
-                hints.path, 1, f"text ends inside {last.rule} (cut off mid-clause); kept as truncated", "warning"
+                hints.path, last_line, f"text ends inside {last.rule} (cut off mid-clause); kept as truncated", "warning"
             )
         )
     present = {n.rule for n in nodes}
@@ -201,6 +207,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
     version.partial = bool(missing) or any(n.truncated for n in nodes)
     if missing:
         meta["missing_from_body"] = missing
+        if nodes and not version.truncated_at and ruleid.sort_key(missing[-1]) > ruleid.sort_key(nodes[-1].rule):
+            version.truncated_at = last_line
+            version.truncated_why = f"the contents list rules up to {missing[-1]} but the text stops at {nodes[-1].rule}"
     for node in nodes:
         version.terms.extend(harvest_terms(node.text, node.rule, node.line))
     if nodes:

@@ -152,7 +152,13 @@ def _html_blocks(html: str) -> tuple[list[_Block], list[str]]:
 
 
 def _walk(el: Tag, blocks: list[_Block]) -> None:
-    for child in el.children:
+    """Read the blocks under ``el`` in document order (an explicit stack: pages may nest thousands deep)."""
+    stack = [iter(el.children)]
+    while stack:
+        child = next(stack[-1], None)
+        if child is None:
+            stack.pop()
+            continue
         if not isinstance(child, Tag):
             continue
         line = child.sourceline or 0
@@ -177,19 +183,28 @@ def _walk(el: Tag, blocks: list[_Block]) -> None:
                 if any(cells):
                     blocks.append(_Block("para", " | ".join(c for c in cells if c), tr.sourceline or line))
         else:  # div, blockquote, dl, section: look inside
-            _walk(child, blocks)
+            stack.append(iter(child.children))
 
 
 def _list(ul: Tag, depth: int, blocks: list[_Block]) -> None:
-    for li in ul.find_all("li", recursive=False):
-        own = [t for t in _lines(li, skip=("ul", "ol", "dl", "p"))]
-        blocks.append(_Block("bullet", own[0] if own else "", li.sourceline or 0, depth=depth))
-        blocks.extend(_Block("cont", t, li.sourceline or 0, depth=depth + 1) for t in own[1:])
-        for sub in li.find_all(["ul", "ol", "dl", "p"], recursive=False):
-            if sub.name in ("ul", "ol"):
-                _list(sub, depth + 1, blocks)
-            else:
-                blocks.extend(_Block("cont", t, sub.sourceline or 0, depth=depth + 1) for t in _lines(sub))
+    """Bullets of a list and its nested lists, each at its depth (an explicit stack, like ``_walk``)."""
+    stack = [iter([("list", ul, depth)])]
+    while stack:
+        item = next(stack[-1], None)
+        if item is None:
+            stack.pop()
+            continue
+        kind, el, d = item
+        if kind == "list":
+            stack.append(iter([("li", li, d) for li in el.find_all("li", recursive=False)]))
+        elif kind == "li":
+            own = _lines(el, skip=("ul", "ol", "dl", "p"))
+            blocks.append(_Block("bullet", own[0] if own else "", el.sourceline or 0, depth=d))
+            blocks.extend(_Block("cont", t, el.sourceline or 0, depth=d + 1) for t in own[1:])
+            subs = el.find_all(["ul", "ol", "dl", "p"], recursive=False)
+            stack.append(iter([("list" if sub.name in ("ul", "ol") else "para", sub, d + 1) for sub in subs]))
+        else:
+            blocks.extend(_Block("cont", t, el.sourceline or 0, depth=d) for t in _lines(el))
 
 
 def _lines(el: Tag, skip: tuple[str, ...] = ()) -> list[str]:

@@ -27,11 +27,15 @@ _AUTHOR = re.compile(r'^#author\("([^"]*)"')
 _HEADING = re.compile(r"^(\*{1,3})\s*(.*?)\s*(?:\[#([\w\-]+)\])?\s*$")
 _LIST = re.compile(r"^(-{1,3}|\+{1,3})(?!-)\s*(.*)$")
 _TABLE = re.compile(r"^\|(.*)\|([hfcHFC]?)\s*$")
+# Inline patterns stay linear: each is applied only up to its closer's last occurrence (an opener
+# that never closes is not rescanned to the end of the line from every later opener), and plugin
+# arguments are bounded.
 _FOOTNOTE = re.compile(r"\(\((.+?)\)\)")
-_LINK = re.compile(r"\[\[([^\]]+?)\]\]")
+_LINK = re.compile(r"\[\[(?!\[)([^\]]+)\]\]")
 _CELL_FORMAT = re.compile(r"^(?:(?:BG)?COLOR\([^)]*\)|SIZE\(\d+\)|LEFT|CENTER|RIGHT|TOP|MIDDLE|BOTTOM|BOLD)\s*:")
-_INLINE_PLUGIN = re.compile(r"&(\w+)(?:\([^)]*\))?\{(.*?)\};")
-_BARE_PLUGIN = re.compile(r"&(?!br;)(?:\w+)\([^)]*\);")
+_PLUGIN_TOKEN = re.compile(r"&\w+(?:\([^)]{0,200}\))?\{|\};")  # an inline plugin's opening or its close
+_BARE_PLUGIN = re.compile(r"&(?!br;)(?:\w+)\([^)]{0,200}\);")
+_EMPHASIS = re.compile(r"'''(.+?)'''|''(.+?)''|%%(.+?)%%")
 _DATE = re.compile(r"(\d{4})年(\d{1,2})月(?:(\d{1,2})日)?")
 _VERSION = re.compile(r"総合ゲームルール\s*(?:Ver\.?|ver\.?)\s*(\d+\.\d+)")
 
@@ -90,6 +94,8 @@ class _Page:
         self.in_list = False
         self.table: list[list[str]] | None = None
         self.headings = 0
+        self.term_pairs: set[tuple[str, str]] = set()
+        self.bodies: list[list[str]] = []  # each section's lines (joined once, in ``result``)
 
     # --- block level ---
 
@@ -142,6 +148,7 @@ class _Page:
             self.title = title
             return
         self.sections.append(Section(title=title, level=level, text="", anchor=anchor))
+        self.bodies.append([])
 
     def _table_row(self, lineno: int, body: str, kind: str) -> None:
         if kind == "c":
@@ -167,8 +174,7 @@ class _Page:
         if not text.strip():
             return
         if self.sections:
-            s = self.sections[-1]
-            s.text = f"{s.text}\n{text}" if s.text else text
+            self.bodies[-1].append(text)
         else:
             self.lead.append(text)
 
@@ -182,18 +188,18 @@ class _Page:
             notes.append({"n": len(notes) + 1, "text": self._inline(lineno, m.group(1)), "line": lineno})
             return f"*{len(notes)}"
 
-        for m in _LINK.finditer(s):
+        for m in _LINK.finditer(s, 0, _closed(s, "]]")):
             self._link(m)  # register links in reading order, footnotes' links where the footnote stands
-        s = _FOOTNOTE.sub(footnote, s)
-        s = _LINK.sub(self._link, s)
-        s = re.sub(r"'''(.+?)'''|''(.+?)''|%%(.+?)%%", lambda m: next(g for g in m.groups() if g is not None), s)
-        while _INLINE_PLUGIN.search(s):
-            s = _INLINE_PLUGIN.sub(lambda m: m.group(2), s)
+        s = _sub_closed(_FOOTNOTE, footnote, s, "))")
+        s = _sub_closed(_LINK, self._link, s, "]]")
+        s = _sub_closed(_EMPHASIS, lambda m: next(g for g in m.groups() if g is not None), s, "''", "%%")
+        s = _strip_plugins(s)
         s = _BARE_PLUGIN.sub("", s).replace("&br;", "\n")
         s = re.sub(r"~$", "", s)  # forced line break at the end of a line
         text = html.unescape(s).strip()
         for t in harvest_terms(text, line=lineno):
-            if not any(x["term"] == t.term and x["english"] == t.english for x in self.extra["terms"]):
+            if (t.term, t.english) not in self.term_pairs:
+                self.term_pairs.add((t.term, t.english))
                 self.extra["terms"].append({"term": t.term, "english": t.english, "source": "article", "line": lineno})
         return text
 
@@ -230,6 +236,8 @@ class _Page:
 
     def result(self, hints: Hints) -> ParseResult:
         title = self.title or _title_from_path(hints.path)
+        for section, body in zip(self.sections, self.bodies, strict=True):
+            section.text = "\n".join(body)
         text = "\n".join(self.lead + [f"{s.title}\n{s.text}".strip() for s in self.sections])
         # footnotes are where a wiki page usually names the rule it relies on
         cited = "\n".join([text] + [f["text"] for f in self.extra["footnotes"]])
@@ -241,6 +249,37 @@ class _Page:
             revision=self.revision, extra=self.extra,
         )  # fmt: skip
         return ParseResult(format=NAME, kind="article", articles=[article])
+
+
+def _closed(s: str, *closers: str) -> int:
+    """End of the last closer in ``s``: nothing after it can close a span."""
+    return max((s.rfind(c) + len(c) if c in s else 0) for c in closers)
+
+
+def _sub_closed(pattern: re.Pattern, repl, s: str, *closers: str) -> str:
+    """``pattern.sub`` over the part of ``s`` that some closer still follows."""
+    end = _closed(s, *closers)
+    return pattern.sub(repl, s[:end]) + s[end:] if end else s
+
+
+def _strip_plugins(s: str) -> str:
+    """Drop inline plugins' markup (``&color(red){text};`` -> ``text``), nested ones too, in one pass."""
+    opened: list[re.Match] = []
+    drop: list[tuple[int, int]] = []
+    for m in _PLUGIN_TOKEN.finditer(s):
+        if m.group() != "};":
+            opened.append(m)
+        elif opened:
+            drop += [opened.pop().span(), m.span()]
+    if not drop:
+        return s
+    drop.sort()
+    out, at = [], 0
+    for start, end in drop:
+        out.append(s[at:start])
+        at = end
+    out.append(s[at:])
+    return "".join(out)
 
 
 def _title_from_path(path: str) -> str:

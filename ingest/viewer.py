@@ -292,6 +292,7 @@ def _html_text_lines(html: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     cur: list[str] = []
     cur_line = 0
+    started = False  # the buffered line holds some text (tracked, not re-joined at every part)
     for s in root.find_all(string=True):
         if isinstance(s, Comment):
             continue
@@ -301,8 +302,10 @@ def _html_text_lines(html: str) -> list[tuple[int, str]]:
                 if text := clean("".join(cur)):
                     out.append((cur_line, text))
                 cur.clear()
-            if part.strip() and not "".join(cur).strip():
+                started = False
+            if part.strip() and not started:
                 cur_line = base + k if base else 0
+                started = True
             cur.append(part)
     if text := clean("".join(cur)):
         out.append((cur_line, text))

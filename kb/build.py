@@ -24,6 +24,7 @@ from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES
 from kb.store import Store
+from kb.textio import read_input
 
 Progress = Callable[[int, int, str], None]
 
@@ -72,6 +73,9 @@ class Ingested:
 def read_manifest(corpus_dir: Path) -> list[ManifestEntry]:
     """Read ``corpus_dir/manifest.toml``; bad entries are errors naming the manifest."""
     manifest = corpus_dir / "manifest.toml"
+    if not corpus_dir.is_dir():
+        why = "not a directory" if corpus_dir.exists() else "no such directory"
+        raise InputError(f"{why}: --corpus names the directory that holds manifest.toml", path=str(corpus_dir))
     try:
         data = tomllib.loads(manifest.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -132,31 +136,34 @@ def _sha256(path: str) -> str:
     return h.hexdigest()
 
 
-def ingest_into(store: Store, path: str, hints=None, *, display: str | None = None) -> Ingested:
-    """Parse one file and add it to ``store``; InputError (file:line) if it has errors."""
-    from ingest import parse_file
+def ingest_into(store: Store, path: str, hints=None, *, display: str | None = None, replace: bool = False) -> Ingested:
+    """Parse one file and add it to ``store``; InputError (file:line) if it has errors.
+
+    A whole stored text is replaced by a truncated or shorter one only when ``replace``.
+    """
+    from ingest import parse_data
     from ingest.common import Hints
 
     display = display or path
     hints = hints or Hints()
     hints.path = display
-    if not os.path.isfile(path):
-        raise InputError("no such file", path=display)
-    sha = _sha256(path)
+    data = read_input(path, display)
+    sha = hashlib.sha256(data).hexdigest()
     # The same bytes read with other overrides (another --version, say) are another document.
     options = json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
     if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
-    result = parse_file(path, hints)
+    result = parse_data(data, hints)
+    del data
     if result.errors:
         first = result.errors[0]
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
-    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options)
+    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options, replace=replace)
     report = Ingested(path=display, format=result.format, warnings=[str(w).replace(': warning:', ':', 1) for w in result.warnings] + notes)
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""
-        part = ", partial" if v.partial else ""
+        part = f", partial (ends early at line {v.truncated_at})" if v.truncated_at else ", partial" if v.partial else ""
         report.versions.append(f"{v.game}/{v.lang}/{v.label}{eff}{part}")
         report.clauses += sum(1 for n in v.nodes if "." in n.rule)
     report.articles = [a.title for a in result.articles]
@@ -270,8 +277,13 @@ def ingest_files(
     hints_for: Callable[[str], object],
     progress: Progress | None = None,
     log: Callable[[str], None] | None = None,
+    *,
+    replace: bool = False,
 ) -> list[Ingested]:
-    """Add files to the live KB: copy it to a new generation, add, re-derive, swap; all or nothing."""
+    """Add files to the live KB: copy it to a new generation, add, re-derive, swap; all or nothing.
+
+    ``replace`` lets a truncated or shorter text replace a whole stored one (refused otherwise).
+    """
     home = home if isinstance(home, Home) else Home(home)
     log = log or (lambda msg: None)
     reports = []
@@ -280,7 +292,7 @@ def ingest_files(
         store = Store.open(str(store_path), write=True) if store_path.exists() else Store.create(str(store_path))
         try:
             for i, path in enumerate(paths, 1):
-                report = ingest_into(store, path, hints_for(path))
+                report = ingest_into(store, path, hints_for(path), replace=replace)
                 reports.append(report)
                 log(report.describe())
                 for w in report.warnings:

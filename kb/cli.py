@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import sys
-from collections.abc import Callable
-from functools import wraps
 
 import click
 
 from kb import ruleid
+from kb.clierrors import existing_paths, handles_errors
 from kb.errors import NotFound, RulekbError
 from kb.home import Home
 
@@ -17,36 +15,12 @@ GAME = click.Choice(["mtg", "dm"])
 LANG = click.Choice(["ja", "en"])
 
 
-def _fail(message: str) -> None:
-    click.echo(f"rulekb: {message}", err=True)
-    sys.exit(1)
-
-
-def handles_errors(fn: Callable) -> Callable:
-    """Turn library errors into a one-line message and exit status 1 (never a traceback)."""
-
-    @wraps(fn)
-    def wrapper(*args, **kwargs):
-        try:
-            return fn(*args, **kwargs)
-        except RulekbError as exc:
-            _fail(str(exc))
-        except BrokenPipeError:
-            sys.exit(0)
-        except KeyboardInterrupt:
-            # A build or ingest interrupted before its swap leaves the live KB as it was.
-            click.echo("rulekb: interrupted", err=True)
-            sys.exit(130)
-
-    return wrapper
-
-
 def emit_json(data) -> None:
     click.echo(json.dumps(data, ensure_ascii=False, indent=2))
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(file_okay=False), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
+@click.option("--home", type=click.Path(readable=False), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
 @click.version_option(package_name="rulekb")
 @click.pass_context
 def cli(ctx: click.Context, home: str | None) -> None:
@@ -59,7 +33,7 @@ def _store(ctx: click.Context):
 
 
 @cli.command()
-@click.option("--corpus", type=click.Path(exists=True, file_okay=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
+@click.option("--corpus", type=click.Path(readable=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
 @click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.pass_context
@@ -78,14 +52,16 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
 
 
 @cli.command()
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--format", "fmt", help="Input format (default: detected). See `rulekb formats`.")
 @click.option("--game", type=GAME, help="Override the game.")
 @click.option("--lang", type=LANG, help="Override the language.")
 @click.option("--version", "label", help="Override the version label.")
+@click.option("--replace", is_flag=True, help="Let a truncated or shorter text replace a whole stored one (refused otherwise).")
 @click.pass_context
 @handles_errors
-def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: str | None, lang: str | None, label: str | None) -> None:
+def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: str | None, lang: str | None, label: str | None,
+           replace: bool) -> None:
     """Add rule texts or wiki pages to the KB (all or nothing), saying what was detected."""
     from ingest import FORMATS
     from ingest.common import Hints
@@ -97,7 +73,7 @@ def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: st
     def hints_for(path: str) -> Hints:
         return Hints(format=fmt or "", game=game or "", lang=lang or "", version=label or "")
 
-    reports = ingest_files(ctx.obj, list(files), hints_for, progress=ConsoleProgress())
+    reports = ingest_files(ctx.obj, list(files), hints_for, progress=ConsoleProgress(), replace=replace)
     for r in reports:
         click.echo(r.describe())
         for w in r.warnings:
@@ -324,10 +300,10 @@ def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, 
 
 
 @cli.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(readable=False))
 @click.option("--game", type=GAME, default="mtg", show_default=True)
 @click.option("--against", help="Version to resolve citations against (default: the newest).")
-@click.option("--junit", multiple=True, type=click.Path(exists=True, dir_okay=False), help="JUnit XML results (repeatable).")
+@click.option("--junit", multiple=True, type=click.Path(readable=False), help="JUnit XML results (repeatable).")
 @click.option("--save", is_flag=True, help="Keep the result in the KB for the web app.")
 @click.option("--no-git", is_flag=True, help="Do not date citations by their git commits.")
 @click.option("--json", "as_json", is_flag=True)
@@ -337,6 +313,8 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
     """Find rule citations in an engine's tests and check them against the rules."""
     from kb.links import link as run_link
 
+    existing_paths(paths, "any")
+    existing_paths(junit, "file")
     if save:
         from kb.build import writable_copy
 

@@ -73,8 +73,14 @@ class Home:
     @contextlib.contextmanager
     def writer_lock(self) -> Iterator[None]:
         """Hold the home's writer lock; refuse at once if another writer has it."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / ".lock", "w") as fh:
+        created = not self.path.exists()
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fh = open(self.path / ".lock", "w")  # noqa: SIM115 (closed below, after the cleanup)
+        except OSError as exc:
+            raise StoreError(f"cannot write to the data home {self.path}: {exc.strerror or exc}"
+                             " (choose another with --home or RULEKB_HOME)") from None  # fmt: skip
+        try:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
@@ -82,7 +88,13 @@ class Home:
             try:
                 yield
             finally:
+                if created and not self.link.is_symlink():  # nothing was built: leave no empty home behind
+                    with contextlib.suppress(OSError):
+                        (self.path / ".lock").unlink()
+                        self.path.rmdir()
                 fcntl.flock(fh, fcntl.LOCK_UN)
+        finally:
+            fh.close()
 
     @contextlib.contextmanager
     def new_generation(self, *, copy_current: bool = False, copy_index: bool = True) -> Iterator[Path]:
@@ -94,9 +106,12 @@ class Home:
         with self.writer_lock():
             previous = self.current().name if self.link.is_symlink() else None
             stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
-            gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
-            gen.chmod(0o755)  # mkdtemp makes it private; a server running as another user reads it
             try:
+                gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
+            except OSError as exc:
+                raise StoreError(f"cannot write to the data home {self.path}: {exc.strerror or exc}") from None
+            try:
+                gen.chmod(0o755)  # mkdtemp makes it private; a server running as another user reads it
                 if copy_current and self.exists():
                     _copy_generation(self.current(), gen, copy_index)
                 yield gen
@@ -111,8 +126,13 @@ class Home:
         tmp = self.path / f".current-{os.getpid()}"
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-        os.symlink(gen.name, tmp)
-        os.replace(tmp, self.link)  # rename(2) is atomic: readers see the old or the new, never neither
+        try:
+            os.symlink(gen.name, tmp)
+            os.replace(tmp, self.link)  # rename(2) is atomic: readers see the old or the new, never neither
+        except BaseException:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+            raise
         dirfd = os.open(self.path, os.O_RDONLY)
         try:
             os.fsync(dirfd)

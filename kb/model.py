@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import date
 
@@ -14,6 +15,14 @@ DOCUMENT_KINDS = ("cr", "quote", "article")
 # Masters rules), the official Japanese translation, a private translation, a rules viewer's copy,
 # or clauses quoted on a wiki page.
 PROVENANCES = ("official", "official-translation", "private-translation", "viewer", "wiki-quote")
+# A version label is a URL path segment and a file-name-safe word. ``fullmatch``: "$" would accept a
+# final newline ("20991231\n"), which then lands in a URL.
+LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+
+
+def is_label(label: str) -> bool:
+    """True for a well-formed version label (``20231117``, ``20231117.0``, ``5.5.0.0``, ``1.48``)."""
+    return LABEL_RE.fullmatch(label) is not None
 
 
 @dataclass
@@ -88,7 +97,14 @@ class Article:
 
 @dataclass
 class ParsedVersion:
-    """One version of one game's rules in one language, as read from one document."""
+    """One version of one game's rules in one language, as read from one document.
+
+    ``partial``: the document holds only part of the version (a quote, one page, a piece of a text).
+    ``truncated_at``: the 1-based line where the document was found to end early (inside the rules or
+    the glossary), 0 when it is whole as far as its format can tell. Each parser sets it for its own
+    format; ``ingest.common.finish`` then marks the version partial, and the store refuses to let a
+    truncated text, or one with fewer clauses, replace a whole stored text unless asked to.
+    """
 
     game: str
     lang: str
@@ -98,6 +114,8 @@ class ParsedVersion:
     nodes: list[RuleNode] = field(default_factory=list)
     terms: list[Term] = field(default_factory=list)
     meta: dict = field(default_factory=dict)  # title, translator, ...
+    truncated_at: int = 0
+    truncated_why: str = ""  # what shows it ("no Glossary heading", "rules 411-609 missing", ...)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
 from kb import ruleid
-from kb.errors import NotFound, StoreError
+from kb.errors import InputError, NotFound, StoreError
 from kb.model import Article, ParsedVersion, ParseResult, Reference, RuleNode
 
 SCHEMA_VERSION = 2
@@ -171,8 +171,15 @@ class Store:
         q = "SELECT 1 FROM documents WHERE sha256=? AND options=?"
         return self.conn.execute(q, (sha256, options)).fetchone() is not None
 
-    def add(self, result: ParseResult, *, path: str, sha256: str, encoding: str = "", options: str = "") -> list[str]:
-        """Store one parsed document in the current transaction; returns notes for the user."""
+    def add(
+        self, result: ParseResult, *, path: str, sha256: str, encoding: str = "", options: str = "", replace: bool = False
+    ) -> list[str]:
+        """Store one parsed document in the current transaction; returns notes for the user.
+
+        A whole stored text is replaced only by a whole text with at least as many clauses; a
+        truncated or shorter one is refused (InputError at its file and line) unless ``replace``.
+        """
+        self._versions_cache = None
         now = datetime.now(UTC).isoformat(timespec="seconds")
         cur = self.conn.execute(
             "INSERT INTO documents(path, format, kind, sha256, options, encoding, ingested_at) VALUES(?,?,?,?,?,?,?)",
@@ -181,13 +188,13 @@ class Store:
         doc_id = cur.lastrowid
         notes = []
         for version in result.versions:
-            notes.extend(self._add_version(version, doc_id))
+            notes.extend(self._add_version(version, doc_id, path, replace))
         for article in result.articles:
             self._add_article(article, doc_id)
         self._versions_cache = None
         return notes
 
-    def _add_version(self, pv: ParsedVersion, doc_id: int) -> list[str]:
+    def _add_version(self, pv: ParsedVersion, doc_id: int, path: str = "", replace: bool = False) -> list[str]:
         notes = []
         row = self.conn.execute(
             "SELECT id, partial FROM versions WHERE game=? AND lang=? AND label=?", (pv.game, pv.lang, pv.label)
@@ -202,22 +209,21 @@ class Store:
             merge = False
         else:
             vid, was_partial = row
-            merge = pv.partial or not was_partial
-            if not pv.partial and was_partial:
-                # A whole text supersedes the fragments (quotes, single pages) seen so far.
+            if not was_partial and (pv.truncated_at or not pv.partial):
+                notes.extend(self._check_replacement(vid, pv, path, replace))  # refuses unless allowed
+                replacing = True
+            else:
+                # A whole text supersedes the fragments (quotes, single pages) seen so far; fragments merge.
+                replacing = was_partial and not pv.partial
+            if replacing:
                 self.conn.execute("DELETE FROM nodes WHERE version_id=?", (vid,))
                 self.conn.execute("DELETE FROM terms WHERE version_id=?", (vid,))
-                merge = False
-            elif not pv.partial and not was_partial:
-                notes.append(f"version {pv.game}/{pv.lang}/{pv.label} already held a whole text: replaced it")
-                self.conn.execute("DELETE FROM nodes WHERE version_id=?", (vid,))
-                self.conn.execute("DELETE FROM terms WHERE version_id=?", (vid,))
-                merge = False
+            merge = not replacing
             meta = json.loads(self.conn.execute("SELECT meta FROM versions WHERE id=?", (vid,)).fetchone()[0])
             meta.update({k: v for k, v in pv.meta.items() if k not in meta or not merge})
             self.conn.execute(
                 "UPDATE versions SET partial=?, effective=COALESCE(?, effective), meta=? WHERE id=?",
-                (int(pv.partial and was_partial), effective, json.dumps(meta, ensure_ascii=False), vid),
+                (int(pv.partial and (was_partial or replacing)), effective, json.dumps(meta, ensure_ascii=False), vid),
             )
             if pv.effective and not _LABEL_DATE.match(pv.label):
                 self.conn.execute("UPDATE versions SET sort_date=? WHERE id=?", (pv.effective.isoformat(), vid))
@@ -245,6 +251,33 @@ class Store:
              for t in pv.terms],
         )  # fmt: skip
         return notes
+
+    def _check_replacement(self, vid: int, pv: ParsedVersion, path: str, replace: bool) -> list[str]:
+        """Refuse to replace a whole stored text with a truncated or shorter one unless ``replace``."""
+        name = f"{pv.game}/{pv.lang}/{pv.label}"
+        stored = [r[0] for r in self.conn.execute("SELECT rule FROM nodes WHERE version_id=? ORDER BY position", (vid,))]
+        stored_clauses = sum(1 for r in stored if "." in r)
+        new_clauses = sum(1 for n in pv.nodes if "." in n.rule)
+        if pv.truncated_at:
+            if not replace:
+                raise InputError(
+                    f"the text ends early ({pv.truncated_why or 'cut off'}; {new_clauses} clauses) but the KB holds "
+                    f"a whole text of {name} ({stored_clauses} clauses): not replacing it (--replace to do so)",
+                    path=path, line=pv.truncated_at,
+                )  # fmt: skip
+            return [f"version {name} held a whole text ({stored_clauses} clauses): replaced it with this truncated "
+                    f"one ({new_clauses} clauses), kept as partial"]  # fmt: skip
+        if new_clauses < stored_clauses and not replace:
+            have = {n.rule for n in pv.nodes}
+            missing = next((r for r in stored if "." in r and r not in have), None) or "?"
+            before = [n for n in pv.nodes if ruleid.sort_key(n.rule) < ruleid.sort_key(missing)]
+            line = before[-1].line if before else (pv.nodes[0].line if pv.nodes else 1)
+            raise InputError(
+                f"{new_clauses} clauses where the KB's {name} has {stored_clauses} ({missing} is missing here): "
+                "not replacing a whole text with a shorter one (--replace to do so)",
+                path=path, line=line,
+            )  # fmt: skip
+        return [f"version {name} already held a whole text ({stored_clauses} clauses): replaced it ({new_clauses} clauses)"]
 
     def _renumber(self, vid: int) -> None:
         """After merging fragments, order a version's nodes by clause id and relink parents."""

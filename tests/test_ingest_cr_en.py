@@ -268,7 +268,7 @@ def test_unrepairable_clause_is_kept_as_text_with_a_warning():
 
 
 def test_clauses_of_a_rule_whose_heading_is_missing_keep_their_ids():
-    text = "These rules are effective as of May 1, 2020.\n1. Game\n\n100. General\n\n100.1. One.\n\n100.2. Two.\n\n101.1. Three.\n\n101.2. Four.\n\nGlossary\n"
+    text = "These rules are effective as of May 1, 2020.\n1. Game\n\n100. General\n\n100.1. One.\n\n100.2. Two.\n\n101.1. Three.\n\n101.2. Four.\n\nGlossary\n\nCredits\n"
     result = ingest.parse_text(text, Hints(format="cr-en", path="rules_2020-01-01.txt"))
     assert not result.errors and not result.warnings
     assert [(n.rule, n.parent) for n in result.versions[0].nodes][-2:] == [("101.1", "1"), ("101.2", "1")]

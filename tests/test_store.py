@@ -4,7 +4,7 @@ from datetime import date
 
 import pytest
 
-from kb.errors import NotFound, StoreError
+from kb.errors import InputError, NotFound, StoreError
 from kb.model import ParsedVersion, ParseResult, Reference, RuleNode, Term
 from kb.store import Store
 
@@ -84,3 +84,68 @@ def test_open_refuses_other_files(tmp_path):
     bogus.write_bytes(b"not a database at all" * 10)
     with pytest.raises(StoreError, match="not a rulekb store"):
         Store.open(str(bogus))
+
+
+# --- replacing a whole text is explicit (the contract every format's parser relies on) ----------
+
+
+def _whole(label, rules, lang="ja", truncated_at=0):
+    nodes = [_node(r, f"text of {r}", pos=i) for i, r in enumerate(rules)]
+    v = _version(label, nodes, lang=lang)
+    v.truncated_at, v.truncated_why = truncated_at, "cut off" if truncated_at else ""
+    v.partial = bool(truncated_at)  # what ingest.common.finish makes of a truncated text
+    return ParseResult("cr-ja", "cr", versions=[v])
+
+
+def _dump(store):
+    return [(v.label, v.partial, v.clauses, [(n.rule, n.text) for n in store.nodes(v)]) for v in store.versions()]
+
+
+FULL = ["5", "509", "509.1", "509.1a", "509.1b", "509.2", "510", "510.1"]
+
+
+def test_a_truncated_text_never_replaces_a_whole_one(store):
+    store.add(_whole("20260116.0", FULL), path="full.txt", sha256="a")
+    store.commit()
+    before = _dump(store)
+    with pytest.raises(InputError) as exc:
+        store.add(_whole("20260116.0", FULL[:4], truncated_at=42), path="cut.txt", sha256="b")
+    assert str(exc.value).startswith("cut.txt:42: the text ends early (cut off; 2 clauses)")
+    assert "whole text of mtg/ja/20260116.0 (5 clauses)" in str(exc.value) and "--replace" in str(exc.value)
+    store.conn.rollback()  # the CLI drops the whole generation; here the transaction
+    assert _dump(store) == before
+
+
+def test_a_shorter_text_is_refused_at_the_line_where_a_clause_goes_missing(store):
+    store.add(_whole("20260116.0", FULL), path="full.txt", sha256="a")
+    shorter = _whole("20260116.0", [r for r in FULL if r != "509.1b"])
+    with pytest.raises(InputError) as exc:
+        store.add(shorter, path="short.txt", sha256="b")
+    # 509.1a is the clause before the missing one: node 4 of the shorter text, line 4
+    assert str(exc.value).startswith("short.txt:4: 4 clauses where the KB's mtg/ja/20260116.0 has 5 (509.1b is missing here)")
+
+
+def test_replace_lets_a_truncated_text_in_as_partial(store):
+    store.add(_whole("20260116.0", FULL), path="full.txt", sha256="a")
+    notes = store.add(_whole("20260116.0", FULL[:4], truncated_at=42), path="cut.txt", sha256="b", replace=True)
+    assert "replaced it with this truncated one" in notes[0]
+    [(label, partial, clauses, nodes)] = _dump(store)
+    assert (label, partial, clauses) == ("20260116.0", True, 2) and [r for r, _ in nodes] == FULL[:4]
+    # and a whole text then supersedes the partial one, as any whole text supersedes fragments
+    store.add(_whole("20260116.0", FULL), path="full.txt", sha256="c")
+    assert _dump(store)[0][:3] == ("20260116.0", False, 5)
+
+
+def test_a_whole_text_with_as_many_clauses_replaces_with_a_note(store):
+    store.add(_whole("20260116.0", FULL), path="full.txt", sha256="a")
+    notes = store.add(_whole("20260116.0", FULL + ["510.2"]), path="more.txt", sha256="b")
+    assert notes == ["version mtg/ja/20260116.0 already held a whole text (5 clauses): replaced it (6 clauses)"]
+    assert _dump(store)[0][2] == 6
+
+
+def test_a_truncated_text_of_a_new_version_is_stored_as_partial_and_fragments_still_merge(store):
+    store.add(_whole("20260116.0", FULL[:4], truncated_at=9), path="cut.txt", sha256="a")
+    assert _dump(store)[0][:3] == ("20260116.0", True, 2)
+    quote = ParseResult("mtgwiki", "quote", versions=[_version("20260116.0", [_node("510.1", "q")], partial=True)])
+    store.add(quote, path="q", sha256="q")
+    assert _dump(store)[0][:3] == ("20260116.0", True, 3)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import logging
 import os
 import time
+from urllib.parse import quote
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from kb.errors import InputError, NotFound, StoreError
+from web.headers import add_security_headers
 
 log = logging.getLogger(__name__)
 
@@ -22,8 +24,6 @@ DEFAULTS = {
     "COMPRESS": True,  # brotli/gzip for text responses (web/compress.py)
     "WARMUP": True,  # load the KB, index and analyser in the background at start (web/state.py)
 }
-
-CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 
 def create_app(home: str | os.PathLike | None = None, test_config: dict | None = None) -> Flask:
@@ -54,14 +54,13 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
             resp.set_etag(f"{gen.name}-{boot}", weak=True)
             resp.headers["Cache-Control"] = "no-cache"
             resp.make_conditional(request)
-        resp.headers.setdefault("Content-Security-Policy", CSP)
-        resp.headers.setdefault("X-Content-Type-Options", "nosniff")
-        resp.headers.setdefault("Referrer-Policy", "same-origin")
+        add_security_headers(resp.headers)
         return resp
 
     @app.context_processor
     def common():
-        return {"request_path": request.path}
+        # Percent-encoded: the path goes back into an href, and a request may carry a newline in it.
+        return {"request_path": quote(request.path, safe="/!$&'()*+,;=:@-._~")}
 
     if app.config["COMPRESS"]:
         from web.compress import Compress
@@ -87,7 +86,11 @@ def _register_errors(app: Flask) -> None:
             return exc
         if isinstance(exc, InternalServerError):
             return internal(exc)
-        return _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None))
+        body, code = _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None))
+        resp = app.make_response((body, code))
+        if exc.code == 405 and getattr(exc, "valid_methods", None):
+            resp.headers["Allow"] = ", ".join(exc.valid_methods)  # RFC 9110: a 405 names what is allowed
+        return resp
 
     @app.errorhandler(NotFound)
     def not_found(exc: NotFound):

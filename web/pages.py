@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from functools import wraps
 
@@ -12,11 +11,9 @@ from werkzeug.exceptions import NotFound as HTTPNotFound
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.model import GAMES, LANGS
+from kb.model import GAMES, LANGS, is_label
 from kb.store import Store, VersionInfo
 from web.state import Generation
-
-LABEL_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 
 
 class BadRequest(HTTPException):
@@ -120,7 +117,7 @@ def check_game_lang(game: str, lang: str) -> None:
 
 
 def check_label(label: str) -> str:
-    if not LABEL_RE.match(label):
+    if not is_label(label):
         raise bad(f"malformed version label {label[:40]!r}")
     return label
 

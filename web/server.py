@@ -21,6 +21,7 @@ import time
 
 from kb.errors import RulekbError
 from web import create_app
+from web.headers import harden
 
 THREADS = 8  # waitress worker threads per process; each holds its own read-only sqlite connection
 
@@ -61,7 +62,9 @@ def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", 
     options.setdefault("threads", THREADS)
     options.setdefault("ident", "rulekb")
     sock = sock or listen(host, port)
-    return create_server(create_app(home), sockets=[sock], **options)
+    server = create_server(create_app(home), sockets=[sock], **options)
+    harden(server)  # waitress's own error responses (431, 400, …) carry the security headers too
+    return server
 
 
 def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000,
