@@ -106,7 +106,9 @@ def versions(ctx: click.Context, game: str | None, lang: str | None, as_json: bo
     for r in rows:
         flags = " partial" if r["partial"] else ""
         eff = r["effective"] or (f"~{r['estimated']['best']}" if r.get("estimated") else "undated")
-        click.echo(f"{r['game']}/{r['lang']}/{r['version']:<12} {eff:<12} {r['clauses']:>5} clauses {r['headings']:>4} headings {r['terms']:>4} terms{flags}")
+        renders = f" renders en {r['renders']}" if r.get("renders") else ""
+        click.echo(f"{r['game']}/{r['lang']}/{r['version']:<12} {eff:<12} {r['clauses']:>5} clauses {r['headings']:>4} headings "
+                   f"{r['terms']:>4} terms  {r.get('provenance') or '':<20}{flags}{renders}")  # fmt: skip
 
 
 def _resolve_version(store, label: str | None, game: str | None, lang: str | None, rule: str | None = None):
