@@ -1,4 +1,5 @@
-"""Ingest every English edition plus every Japanese text into a fresh store (no search index).
+"""Ingest the bundled corpus — 120 English editions, the whole 和訳 20260116.0, the DM rules and the seeds —
+into a fresh store (no search index, no lineage).
 
     python bench/ingest.py [--repeat N]
 
@@ -25,17 +26,11 @@ from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest  # noqa: E402
 from kb.store import Store  # noqa: E402
 from kb.textio import read_text  # noqa: E402
 
-SHARED = ROOT.parent / "shared" / "corpora"
-
 
 def inputs() -> list[tuple[str, Hints]]:
-    """The English editions, the official Japanese pieces, the DM rules, and the bundled seeds."""
-    files = [(str(p), Hints()) for p in sorted((SHARED / "cr-en").glob("*.txt"))]
-    files += [(str(p), Hints()) for p in sorted((SHARED / "cr-ja").glob("*.txt"))]
-    files += [(str(p), Hints()) for p in sorted((SHARED / "dm-rules").glob("*"))]
-    for e in read_manifest(BUNDLED_CORPUS):
-        files.append((str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version)))
-    return files
+    """Every document of the bundled corpus, as `rulekb build` reads them."""
+    return [(str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version, provenance=e.provenance))
+            for e in read_manifest(BUNDLED_CORPUS)]  # fmt: skip
 
 
 def run_ingest(files) -> tuple[float, int, int]:
