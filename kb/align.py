@@ -16,13 +16,14 @@ lineage (309.2 → 509.1).
 
 from __future__ import annotations
 
+import json
 import math
 import re
 import statistics
 import unicodedata
 from collections import Counter
 
-from kb import history, order, ruleid
+from kb import editions, history, ruleid
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 
@@ -166,22 +167,42 @@ def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], d
 
 
 def _bridge(store: Store, a: VersionInfo, b: VersionInfo) -> VersionInfo | None:
-    """The English edition a Japanese side should be read against, when it is not ``b`` itself."""
-    if a.lang == b.lang or a.lang != "ja":
+    """The English edition a translation should be read against (the one it renders), when not ``b``."""
+    if a.lang == b.lang or b.lang != "en":
         return None
-    label = (a.meta.get("estimated") or {}).get("best") or order.english_label(a.label)
-    if not label or label == b.label:
-        return None
-    try:
-        return store.get_version(b.game, b.lang, label)
-    except NotFound:
-        return None
+    edition = editions.rendered_edition(store, a)
+    return edition if edition is not None and edition.id != b.id else None
+
+
+ALIGNMENTS = "CREATE TABLE IF NOT EXISTS alignments(a_vid INTEGER, b_vid INTEGER, data TEXT NOT NULL, PRIMARY KEY(a_vid, b_vid))"
+
+
+def precompute(store: Store) -> int:
+    """Align every translation with the edition it renders, once per build (the alignment page reads it)."""
+    store.conn.execute(ALIGNMENTS)
+    store.conn.execute("DELETE FROM alignments")
+    done = 0
+    for v in store.versions():
+        edition = editions.rendered_edition(store, v)
+        if edition is not None:
+            data = _align(store, v, edition)
+            store.conn.execute("INSERT INTO alignments VALUES(?,?,?)", (v.id, edition.id, json.dumps(data, ensure_ascii=False)))
+            done += 1
+    return done
 
 
 def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
     """DESIGN.md align JSON of version ``a`` against version ``b``, with a coverage summary."""
     if a.game != b.game:
         raise NotFound(f"{a.label} is {a.game} but {b.label} is {b.game}: align compares one game")
+    if store.has_table("alignments"):
+        row = store.conn.execute("SELECT data FROM alignments WHERE a_vid=? AND b_vid=?", (a.id, b.id)).fetchone()
+        if row:
+            return json.loads(row[0])
+    return _align(store, a, b)
+
+
+def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
     bridge = _bridge(store, a, b)
     pairs, info = _direct(store, a, bridge or b)
     if bridge is not None:

@@ -172,14 +172,16 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
 
 def derive(store: Store, progress: Progress | None = None, *, lineage: bool = True) -> dict:
     """What the store derives from its texts: dates of undated versions, the English edition each
-    translation renders, then the lineage of every clause across editions."""
-    from kb import editions, history, order
+    translation renders, the lineage of every clause across editions, and each translation's
+    alignment with its edition."""
+    from kb import align, editions, history, order
 
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
     if lineage:
         stats["lineage"] = history.build_lineage(store, progress)
+        stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
     return stats
 

@@ -61,10 +61,12 @@ def diff_items(
     new_partial: bool = False,
     inline: bool = True,
     vocab=None,
+    known: dict[tuple[str, str], bool] | None = None,
 ) -> list[dict]:
     """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know.
 
-    ``vocab`` (``kb.editorial.vocabulary``) lets the editorial test recognise typo fixes."""
+    ``vocab`` (``kb.editorial.vocabulary``) lets the editorial test recognise typo fixes; ``known`` gives
+    editorial verdicts already made (kb.history.editorial_paths)."""
     m = matcher.match(old, new, forced)
     changes = []
     for o in old:
@@ -73,7 +75,7 @@ def diff_items(
             if not new_partial:
                 changes.append(diffparts.describe(o, None, inline=inline))
             continue
-        c = diffparts.describe(o, m.new_by_rule[n_rule], inline=inline, vocab=vocab)
+        c = diffparts.describe(o, m.new_by_rule[n_rule], inline=inline, vocab=vocab, known=known)
         if c is not None:
             changes.append(c)
     if not old_partial:
@@ -96,8 +98,14 @@ def diff_versions(
     new_v = store.get_version(game, lang, new_label)
     if forced is None:
         forced = forced_for(game, lang, old_v.label, new_v.label)
+    from kb import history  # history builds its lineage with this module's diff
+
+    known = history.editorial_paths(store, old_v, new_v)
+    # The lineage already pairs what survived between the two: the matcher looks only at the rest.
+    decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
+    forced = forced + [(o, n) for o, n in known if o not in decided_old and n not in decided_new]
     changes = diff_items(load_items(store, old_v), load_items(store, new_v), forced, old_partial=old_v.partial,
-                         new_partial=new_v.partial, inline=inline, vocab=editorial.vocabulary(store))  # fmt: skip
+                         new_partial=new_v.partial, inline=inline, vocab=editorial.vocabulary(store), known=known)  # fmt: skip
     return {
         "game": game, "lang": lang, "old": old_v.label, "new": new_v.label,
         "changes": changes, "summary": diffparts.summarize(changes),

@@ -201,11 +201,18 @@ def inline_diff(old: str, new: str, japanese: bool | None = None) -> list[list[s
 
 
 # -- item differ ------------------------------------------------------------------------------
-def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=None) -> dict | None:
+def _editorial(old: Item, new: Item, vocab, known: dict[tuple[str, str], bool] | None) -> bool:
+    verdict = known.get((old.rule, new.rule)) if known else None
+    return verdict if verdict is not None else editorial.classify_items(old, new, vocab) is not None
+
+
+def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=None,
+             known: dict[tuple[str, str], bool] | None = None) -> dict | None:  # fmt: skip
     """One change for a matched pair or an unpaired item; None when nothing changed.
 
     ``editorial``: the wording changed but the clause says the same thing (kb.editorial; ``vocab``,
-    from ``kb.editorial.vocabulary``, lets it recognise typo fixes).
+    from ``kb.editorial.vocabulary``, lets it recognise typo fixes; ``known`` verdicts, from the
+    lineage, are taken as they are).
     """
     if old is not None and new is not None:
         if old.rule == new.rule and old.hash == new.hash:
@@ -220,7 +227,7 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=N
             "reference_only": ref_only,
             "text_changed": changed and not ref_only and not typography,
             "typography_only": typography,
-            "editorial": changed and (typography or ref_only or editorial.classify_items(old, new, vocab) is not None),
+            "editorial": changed and (typography or ref_only or _editorial(old, new, vocab, known)),
         }  # fmt: skip
         if inline:
             change["inline"] = (

@@ -349,6 +349,38 @@ def carry(
     return cur
 
 
+def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tuple[str, str], bool]:
+    """For every clause of ``old`` that the lineage carries to ``new``: whether each step on the way
+    that changed its words was editorial. ``{(old_rule, new_rule): editorial}``; empty when the two
+    versions are not on one lineage chain (translations, undated texts, older after newer).
+
+    A diff across many editions reads its editorial verdicts here instead of comparing the two
+    wordings again: the verdicts of the steps were made once, at build."""
+    if not store.has_table("lineage"):
+        return {}
+    chain = next((c for c in _chains(store) if any(v.id == old.id for v in c)), [])
+    ids = [v.id for v in chain]
+    if old.id not in ids or new.id not in ids or ids.index(new.id) <= ids.index(old.id):
+        return {}
+    steps = ids[ids.index(old.id) : ids.index(new.id) + 1]
+    cur = {r: (r, True) for r in store.rules(old)}  # original id -> (id now, editorial so far)
+    q = ("SELECT old_rule, new_rule, kind, similarity, reference_only, editorial FROM lineage"
+         " WHERE old_vid=? AND new_vid=? AND old_rule IS NOT NULL")  # fmt: skip
+    for a, b in zip(steps, steps[1:], strict=False):
+        rows = {o: (n, kind, sim, ref, ed) for o, n, kind, sim, ref, ed in store.conn.execute(q, (a, b))}
+        for r, (now, ok) in list(cur.items()):
+            link = rows.get(now)
+            if link is None:
+                continue  # unchanged in this step
+            n, kind, sim, ref, ed = link
+            if kind == "removed" or not n:
+                del cur[r]
+            else:  # a move that kept every word is no change of wording
+                cur[r] = (n, ok and bool(ed or ref or (kind == "moved" and sim >= 0.999)))
+    held = set(store.rules(new))
+    return {(r, n): ok for r, (n, ok) in cur.items() if n in held}
+
+
 # -- what each update changed (read from the stored links) -------------------------------------------
 def update_counts(store: Store) -> dict[int, dict]:
     """For each version with a predecessor in its chain: that predecessor's id and how many clauses each

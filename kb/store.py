@@ -416,6 +416,10 @@ class Store:
         rows = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? ORDER BY n.position", (self._vid(version),))
         return [_node(r) for r in rows]
 
+    def has_table(self, name: str) -> bool:
+        """True when the store has table ``name`` (derived tables are made by later build steps)."""
+        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
+
     def rules(self, version: VersionInfo | int) -> list[str]:
         """The ids a version holds, in document order."""
         q = "SELECT rule FROM nodes WHERE version_id=? ORDER BY position"
