@@ -6,6 +6,8 @@ One KB of every English edition, the whole 和訳 20260116.0 and the Japanese se
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from kb import align, editions, glossary, history
@@ -175,3 +177,30 @@ def test_the_alignment_page_shows_one_section_side_by_side(client):
     assert ward["b_rule"] == "702.21a" and ward["a_text"].startswith("護法は誘発型能力である") and "Ward is a triggered" in ward["b_text"]
     page = client.get(url + "?section=6").get_data(as_text=True)
     assert '<table class="bitext">' in page and "610.5" in page  # the untranslated clause shows beside nothing
+
+
+@pytest.fixture(scope="module")
+def searcher(tmp_path_factory):
+    """Today's two texts, the English edition and its whole translation, with their search index."""
+    from kb.index import build_index
+    from kb.search import Searcher
+    from tests._kbfixtures import CR_JA_FULL, build_store, english
+
+    root = tmp_path_factory.mktemp("today-search")
+    store = build_store([*english("2026-01-16"), CR_JA_FULL], root / "kb.sqlite", lineage=False)
+    build_index(store, root / "index")
+    return store, Searcher(store, root / "index")
+
+
+def test_every_keyword_of_today_is_found_by_its_japanese_name(searcher):
+    store, s = searcher
+    ja = store.get_version("mtg", "ja", "20260116.0")
+    keywords = [n for n in store.nodes(ja) if re.fullmatch(r"70[12]\.(?:[2-9]|\d{2,3})", n.rule)]
+    assert len(keywords) == 255
+    missed = []
+    for n in keywords:
+        name = n.title.split("／")[0]
+        hits = s.search(name, game="mtg", lang="ja", limit=5)
+        if not any(h["rule"] in (n.rule, n.rule + "a") for h in hits):
+            missed.append((n.rule, name, [h["rule"] for h in hits]))
+    assert not missed, missed
