@@ -416,6 +416,13 @@ class Store:
         rows = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? ORDER BY n.position", (self._vid(version),))
         return [_node(r) for r in rows]
 
+    def outline(self, version: VersionInfo | int, head: int = 120) -> list[tuple[str, str, str]]:
+        """``(rule, title, first characters of the text)`` of every node of a version in document order:
+        what a table of contents needs, without reading whole texts."""
+        q = ("SELECT n.rule, c.title, substr(c.text, 1, ?) FROM nodes n JOIN contents c ON c.hash = n.hash"
+             " WHERE n.version_id=? ORDER BY n.position")  # fmt: skip
+        return list(self.conn.execute(q, (head, self._vid(version))))
+
     def has_table(self, name: str) -> bool:
         """True when the store has table ``name`` (derived tables are made by later build steps)."""
         return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None

@@ -120,9 +120,12 @@ def inline_diff(old: str, new: str) -> list[list[str]]:
     return ops
 
 
-def excerpt(text: str, n: int = 80) -> str:
+def excerpt(text: str, n: int = 80, *, cut: bool = False) -> str:
+    """``text`` on one line, at most ``n`` characters; ``cut`` says ``text`` is already the head of a longer one."""
     text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 1] + "…"
+    if len(text) > n:
+        return text[: n - 1] + "…"
+    return text + "…" if cut else text
 
 
 def percent(x: float | None) -> str:

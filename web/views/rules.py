@@ -39,6 +39,9 @@ def versions():
     return generation().cached(("versions",), lambda: {"versions": updates.versions_with_changes(store())})
 
 
+_HEAD = 200  # characters of each text the contents read (an excerpt shows 70)
+
+
 @twin(bp, f"/{GAME}/<label>/", "contents.html")
 def contents(game: str, lang: str, label: str):
     """The table of contents of one version, as a flat list with depths."""
@@ -47,18 +50,18 @@ def contents(game: str, lang: str, label: str):
 
     def build() -> dict:
         items = []
-        for n in store().nodes(v):
-            kind = ruleid.level(n.rule) if ruleid.parse(n.rule) else "clause"
-            items.append({"rule": n.rule, "depth": _DEPTH[kind], "title": n.title,
-                          "excerpt": "" if n.title else excerpt(n.text, 70),
-                          "url": clause_url(game, lang, v.label, n.rule)})  # fmt: skip
+        for rule, title, head in store().outline(v, _HEAD):
+            kind = ruleid.level(rule) if ruleid.parse(rule) else "clause"
+            items.append({"rule": rule, "depth": _DEPTH[kind], "title": title,
+                          "excerpt": "" if title else excerpt(head, 70, cut=len(head) == _HEAD),
+                          "url": clause_url(game, lang, v.label, rule)})  # fmt: skip
         return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
     ctx = generation().cached(("contents", v.id), build)
     if not q:
-        return {**ctx, "query": "", "_tree": generation().cached(("contents-tree", v.id), lambda: toc.tree(ctx["nodes"]))}
+        return {**ctx, "query": "", "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(ctx["nodes"]))}
     nodes = toc.matching(ctx["nodes"], q)
-    return {**ctx, "query": q, "nodes": nodes, "_tree": toc.tree(nodes, open_all=True)}
+    return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
