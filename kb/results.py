@@ -11,6 +11,14 @@ from kb.ranking import arrange, defines, name_of, nearest_rules
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 
 
+def rule_docs(s, rule: str, **want: str) -> list[int]:
+    """Documents of clause ``rule`` whose stored fields hold ``want`` (game, lang, kind, hash), in
+    document order. Reads the postings of the rule term alone: asking Whoosh for ``game=mtg`` and
+    ``kind=rule`` as well walked posting lists of every document (most of a cold search's time)."""
+    fields = s.stored_fields
+    return [d for d in s.document_numbers(rule=rule) if all(fields(d).get(k) == v for k, v in want.items())]
+
+
 def other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
     """A rule number today's texts of one game hold and the other game's older editions held
     (507.1b): offer that clause too, from the newest edition holding it, with where it went."""
@@ -26,7 +34,7 @@ def other_game(self, text: str, games: set[str], lang: str | None, hits: list[di
         if row is None:
             continue
         label, vlang, h = row
-        found = [d for d in s.document_numbers(rule=rule, game=game, lang=vlang, hash=h)]
+        found = rule_docs(s, rule, game=game, lang=vlang, hash=h)
         if not found:
             continue
         hit = self.hit(s, found[0], 2.95, label, [])
@@ -63,7 +71,7 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
     named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
 
     def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
-        for d in s.document_numbers(rule=rule, game=game, lang=lang, kind="rule"):
+        for d in rule_docs(s, rule, game=game, lang=lang, kind="rule"):
             if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
                 return d
         return None
@@ -94,7 +102,7 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         if not label:
             return None
         found = None
-        for c in s.document_numbers(rule=f["rule"], game=f["game"], lang="en", kind="rule"):
+        for c in rule_docs(s, f["rule"], game=f["game"], lang="en", kind="rule"):
             dver = fields(c).get("dver") or ""
             if (docs is None or c in docs) and dver == label:
                 found = c
