@@ -136,7 +136,7 @@ def _same_headings(store, vid: int, later: set[tuple[str, int]]) -> set[str]:
 def _renumbering(store, game: str, start_vid: int) -> Callable[[str], str | None]:
     """rule -> today's number of the same English clause, followed edition by edition from ``start_vid``."""
     steps: dict[int, tuple[int, dict[str, str | None]]] = {}
-    has_lineage = store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone()
+    has_lineage = store.has_table("lineage")
     for o, n, orule, nrule, kind in (
         []
         if not has_lineage
@@ -181,7 +181,7 @@ def _term_table(store) -> dict:
 
 def _renames(store) -> list[list]:
     """English old -> new wordings mined from the clause lineage (kb.history), when the build made one."""
-    if not store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone():
+    if not store.has_table("lineage"):
         return []
     rows = store.conn.execute(
         "SELECT co.text, cn.text FROM lineage l"

@@ -34,7 +34,7 @@ def is_undated(v: VersionInfo) -> bool:
 
 def _ids(store: Store, v: VersionInfo) -> tuple[set[str], set[str]]:
     """Clause ids and heading ids of a version (headings include its table of contents, if kept)."""
-    rows = [r[0] for r in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (v.id,))]
+    rows = store.rules(v)
     clauses = {r for r in rows if ruleid.is_clause(r)}
     headings = {r for r in rows if not ruleid.is_clause(r)}
     contents = v.meta.get("contents") or []

@@ -9,7 +9,9 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from whoosh import index as windex
 from whoosh.query import And, Query, Term
@@ -59,6 +61,19 @@ def _say_once(message: str) -> None:
     if message not in _said:
         _said.add(message)
         log.info(message)
+
+
+@dataclass
+class _Pass:
+    """One search's working state, handed to each tier it runs: the Whoosh searcher and scope, how
+    many hits are wanted, the game the query's words point to, hits so far and the clause each is."""
+
+    s: Any
+    docs: set[int] | None
+    want: int
+    prefer: str | None
+    scored: dict[int, tuple[float, float]]
+    where: dict[int, tuple[str, str, str]] = field(default_factory=dict)
 
 
 class Searcher:
@@ -151,11 +166,10 @@ class Searcher:
             # "quoted words" must appear as written (up to width, case, dots and inflection).
             docs = self._phrase_docs(s, phrases, docs)
             text = QUOTES.sub(" ", text).strip() or phrases[0]
-        self._local.prefer = None if game else self._game_of(text)
-        self._local.where = {}
         want = offset + limit
         exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
+        run = _Pass(s, docs, want, None if game else self._game_of(text), scored)
         total = len(exact)
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))
@@ -170,19 +184,19 @@ class Searcher:
             for tier, q in tiers:
                 if settled(scored, tier) >= want:
                     break
-                self._collect(s, q, tier, docs, want, scored)
+                self._collect(run, q, tier)
             if settled(scored, 1.0) < want and "bigram" in self.layers and HAS_JA.search(text):
                 bq = bigram_query(text)
                 if bq is not None:
-                    self._collect(s, bq, 1.0, docs, want, scored)
+                    self._collect(run, bq, 1.0)
             if loose is not None and settled(scored, 0.0) < want:
-                self._collect(s, loose, 0.0, docs, want, scored)
+                self._collect(run, loose, 0.0)
             if count and loose is not None:
                 total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
             else:
                 total = len(scored)
         if "priors" in self.layers:
-            lift_parents(scored, self._local.where)
+            lift_parents(scored, run.where)
         key = (game, lang, version) if not phrases else None
         dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
         settings = dict(self.fusion)
@@ -251,18 +265,18 @@ class Searcher:
             return []
         return ix.top(self._embedder.query(text), self.fusion.get("pool", fusion.POOL), docs, key)
 
-    def _collect(self, s, q: Query, tier: float, docs, want: int, scored: dict) -> None:
+    def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
-        for hit in s.search(q, filter=docs, limit=int(want * POOL)):
-            if hit.docnum not in scored:
+        for hit in run.s.search(q, filter=run.docs, limit=int(run.want * POOL)):
+            if hit.docnum not in run.scored:
                 bias = prior(hit.get("kind"), hit.get("rule") or "") if "priors" in self.layers else 1.0
                 if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded and "priors" in self.layers:
                     bias *= SUPERSEDED
-                if hit.get("game") == self._local.prefer and "priors" in self.layers:
+                if hit.get("game") == run.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
-                scored[hit.docnum] = (tier, hit.score * bias)
+                run.scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
-                    self._local.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
+                    run.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
 
     def _game_of(self, text: str) -> str | None:
         """The game a query's Japanese words point to: Duel Masters when one of them is far more

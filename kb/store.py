@@ -436,6 +436,31 @@ class Store:
         row = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? AND n.rule=?", (self._vid(version), rule)).fetchone()
         return _node(row) if row else None
 
+    def node_at(self, version: VersionInfo | int, position: int) -> NodeRecord | None:
+        """The node at ``position`` in document order (None past either end)."""
+        row = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? AND n.position=?", (self._vid(version), position)).fetchone()
+        return _node(row) if row else None
+
+    def holds(self, version: VersionInfo | int, rule: str) -> bool:
+        """True when the version has a node ``rule``."""
+        q = "SELECT 1 FROM nodes WHERE version_id=? AND rule=?"
+        return self.conn.execute(q, (self._vid(version), rule)).fetchone() is not None
+
+    def find_text(self, versions: list[int], needle: str, limit: int = 5000) -> list[tuple[int, str, str, str, str]]:
+        """``(version id, rule, hash, title, text)`` of nodes of ``versions`` whose text or title contains
+        ``needle``, middle dots ignored (a plain substring search, for a KB without its index)."""
+        if not versions:
+            return []
+        like = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        text_sql = "REPLACE(REPLACE(c.{0}, '・', ''), '･', '') LIKE ? ESCAPE '\\'"
+        marks = ",".join("?" * len(versions))
+        return self.conn.execute(
+            "SELECT n.version_id, n.rule, n.hash, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
+            f" WHERE n.version_id IN ({marks}) AND ({text_sql.format('text')} OR {text_sql.format('title')})"
+            " LIMIT ?",
+            [*versions, like, like, limit],
+        ).fetchall()
+
     def children(self, version: VersionInfo | int, rule: str) -> list[NodeRecord]:
         rows = self.conn.execute(
             _NODE_SELECT + " WHERE n.version_id=? AND n.parent=? ORDER BY n.position", (self._vid(version), rule)

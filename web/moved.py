@@ -31,7 +31,7 @@ def locate(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
             steps = services.successor(s, game, lang, rule, src.label)
             gone = next((label for new, label in steps if new is None), None)
             target = services.carry(s, game, lang, [rule], src.label, v.label).get(rule)
-            if target and _holds(s, v, target):
+            if target and s.holds(v, target):
                 since = next((label for new, label in steps if new == target), None)
                 info["now"] = {"rule": target, "since": since, "url": clause_url(game, lang, v.label, target)}
             elif gone:
@@ -40,15 +40,11 @@ def locate(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
             src = after[0]
             target = services.carry(s, game, lang, [rule], src.label, v.label).get(rule)
             info["created_in"] = src.label
-            if target and _holds(s, v, target):
+            if target and s.holds(v, target):
                 info["was"] = {"rule": target, "url": clause_url(game, lang, v.label, target)}
     except (services.Unavailable, NotFound):
         pass  # the lineage is not there: the page still lists the versions holding the id
     return info
-
-
-def _holds(s: Store, v: VersionInfo, rule: str) -> bool:
-    return s.conn.execute("SELECT 1 FROM nodes WHERE version_id=? AND rule=?", (v.id, rule)).fetchone() is not None
 
 
 def message(info: dict) -> str:

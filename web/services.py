@@ -1,15 +1,22 @@
-"""Calls into the KB services, each degrading to None when that service is not available.
+"""The KB services a page calls, each failure shown as an unavailable section, not a broken page.
 
-The services (search, diff, history, align, links) are separate modules of ``kb``; a page shows
-what it can and says which part is missing rather than failing as a whole.
+A page section (history, diff, alignment, tests citing a clause, ...) calls its service through
+``section``: the user's own errors (``RulekbError``: unknown version, bad rule) still answer 400/404,
+and anything else is logged with its traceback and raised as ``Unavailable``, which the view shows in
+place of that section while the rest of the page renders (as datasette's ``handle_exception``).
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
+from types import ModuleType
 from typing import Any
 
+import kb.links
+from kb import align as kb_align
+from kb import diff as kb_diff
+from kb import diffparts, editorial
+from kb import history as kb_history
 from kb.errors import RulekbError
 from kb.store import Store, VersionInfo
 
@@ -17,68 +24,64 @@ log = logging.getLogger(__name__)
 
 
 class Unavailable(Exception):
-    """The service module is missing or failed; the page shows the reason instead of the section."""
+    """A service failed; the page shows the reason instead of the section."""
 
 
-def _call(module: str, func: str, *args, **kwargs) -> Any:
+def section(module: ModuleType, func: str, *args, **kwargs) -> Any:
+    """``module.func(*args, **kwargs)``; any failure but the user's own is logged and raised as Unavailable."""
     try:
-        fn = getattr(importlib.import_module(module), func)
-    except (ImportError, AttributeError):
-        raise Unavailable(f"{module}.{func} is not available in this build") from None
-    try:
-        return fn(*args, **kwargs)
-    except ImportError:  # the service's own modules are not all there yet
-        raise Unavailable(f"{module}.{func} is not available in this build") from None
+        return getattr(module, func)(*args, **kwargs)
     except RulekbError:
         raise  # the user's parameters were wrong: the view answers 400/404
     except Exception as exc:  # one broken section must not take the whole page down
-        log.exception("%s.%s failed", module, func)
-        raise Unavailable(f"{module}.{func} failed: {type(exc).__name__}") from None
+        name = f"{module.__name__}.{func}"
+        log.exception("%s failed", name)
+        raise Unavailable(f"{name} failed: {type(exc).__name__}") from None
 
 
 def diff(store: Store, game: str, lang: str, old: str, new: str, *, inline: bool = True) -> dict:
-    return _call("kb.diff", "diff_versions", store, game, lang, old, new, inline=inline)
+    return section(kb_diff, "diff_versions", store, game, lang, old, new, inline=inline)
 
 
 def history(store: Store, game: str, lang: str, rule: str) -> dict:
-    return _call("kb.history", "history", store, game, lang, rule)
+    return section(kb_history, "history", store, game, lang, rule)
 
 
 def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
-    return _call("kb.align", "align", store, a, b)
+    return section(kb_align, "align", store, a, b)
 
 
 def links_saved(store: Store) -> dict | None:
-    return _call("kb.links", "saved", store)
+    return section(kb.links, "saved", store)
 
 
 def citations_for(store: Store, game: str, rule: str) -> list[dict]:
-    return _call("kb.links", "citations_for", store, game, rule)
+    return section(kb.links, "citations_for", store, game, rule)
 
 
 def successor(store: Store, game: str, lang: str, rule: str, from_label: str) -> list[tuple[str | None, str]]:
-    return _call("kb.history", "successor", store, game, lang, rule, from_label)
+    return section(kb_history, "successor", store, game, lang, rule, from_label)
 
 
 def carry(store: Store, game: str, lang: str, rules: list[str], from_label: str, to_label: str) -> dict:
-    return _call("kb.history", "carry", store, game, lang, rules, from_label, to_label)
+    return section(kb_history, "carry", store, game, lang, rules, from_label, to_label)
 
 
 def inline_diff(old: str, new: str) -> list[list[str]]:
-    return _call("kb.diffparts", "inline_diff", old, new)
+    return section(diffparts, "inline_diff", old, new)
 
 
 def update_counts(store: Store) -> dict:
-    return _call("kb.history", "update_counts", store)
+    return section(kb_history, "update_counts", store)
 
 
 def update_changes(store: Store, new_vid: int) -> list[dict]:
-    return _call("kb.history", "update_changes", store, new_vid)
+    return section(kb_history, "update_changes", store, new_vid)
 
 
 def prepare_diff(store: Store, version: VersionInfo) -> int:
-    return _call("kb.diff", "prepare", store, version)
+    return section(kb_diff, "prepare", store, version)
 
 
-def editorial_vocabulary(store: Store):
-    return _call("kb.editorial", "vocabulary", store)
+def editorial_vocabulary(store: Store) -> Any:
+    return section(editorial, "vocabulary", store)

@@ -12,6 +12,7 @@ from typing import Any
 
 from kb.errors import StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.search import Searcher
 from kb.store import Store
 
 log = logging.getLogger(__name__)
@@ -117,11 +118,7 @@ class Generation:
         return value
 
 
-def _open_searcher(store: Store, index_dir: Path):
-    try:
-        from kb.search import Searcher
-    except ImportError:
-        return None
+def _open_searcher(store: Store, index_dir: Path) -> Searcher | None:
     if not index_dir.is_dir():
         return None
     try:
@@ -143,14 +140,11 @@ class KBState:
 
     def current(self) -> Generation:
         """The generation live now; a request keeps the one it started with."""
-        try:
-            name = os.readlink(self.home.link)
-        except OSError:
-            raise StoreError(f"no knowledge base in {self.home.path}: run `rulekb build` first") from None
+        path = self.home.current()
         with self._lock:
-            gen = self._gens.get(name)
+            gen = self._gens.get(path.name)
             if gen is None:
-                gen = self._gens[name] = Generation(self.home.path / name)
+                gen = self._gens[path.name] = Generation(path)
                 # Older generations stay referenced by in-flight requests only; drop ours.
                 while len(self._gens) > 2:
                     self._gens.popitem(last=False)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Callable
@@ -84,40 +83,6 @@ def reference_segments(text: str, refs: list[Reference], url_for: Callable[[str]
     if pos < len(text):
         segs.append([text[pos:], None, None])
     return segs
-
-
-_WORD = re.compile(r"\w+|\s+|[^\w\s]", re.UNICODE)
-_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
-
-
-def _tokens(text: str) -> list[str]:
-    # Japanese has no spaces: compare character by character; elsewhere, word by word.
-    out: list[str] = []
-    for tok in _WORD.findall(text):
-        out.extend(tok if _CJK.search(tok) else [tok])
-    return out
-
-
-def inline_diff(old: str, new: str) -> list[list[str]]:
-    """A word-level (character-level for Japanese) diff as ``[["=", t], ["-", t], ["+", t]]``."""
-    a, b = _tokens(old), _tokens(new)
-    ops: list[list[str]] = []
-
-    def emit(op: str, text: str) -> None:
-        if not text:
-            return
-        if ops and ops[-1][0] == op:
-            ops[-1][1] += text
-        else:
-            ops.append([op, text])
-
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
-        if tag == "equal":
-            emit("=", "".join(a[i1:i2]))
-        else:
-            emit("-", "".join(a[i1:i2]))
-            emit("+", "".join(b[j1:j2]))
-    return ops
 
 
 def excerpt(text: str, n: int = 80, *, cut: bool = False) -> str:

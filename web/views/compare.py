@@ -111,16 +111,14 @@ def _align(game: str, va, vb) -> dict:
     except NotFound as exc:
         abort(404, description=str(exc))
     pairs = []
-    for p in result.get("pairs", []):
+    for p in result["pairs"]:
         p = dict(p)
         p["a_url"] = clause_url(game, va.lang, va.label, p["a_rule"]) if p.get("a_rule") else None
         p["b_url"] = clause_url(game, vb.lang, vb.label, p["b_rule"]) if p.get("b_rule") else None
         pairs.append(p)
     counts = Counter(p.get("status") for p in pairs)
-    summary = result.get("summary") or {k: counts.get(k, 0) for k in STATUSES}
-    coverage = summary.get("coverage", result.get("coverage"))
-    if coverage is None and pairs:  # a service without a summary: count what is paired at all
-        coverage = round((counts["paired"] + counts["merged"] + counts["split"]) / len(pairs), 4)
+    summary = result["summary"]
+    coverage = summary["coverage"]
     groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
     sections = sorted({(p.get("b_rule") or p.get("a_rule") or "")[:1] for p in pairs} & set("123456789"))
     return {**ctx, "summary": summary, "coverage": coverage, "pairs": pairs, "_groups": groups,

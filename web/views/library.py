@@ -67,15 +67,8 @@ def _add_clause_texts(s, v, cites: list[dict]) -> None:
 
 
 def _coverage_rows(coverage: dict) -> list[dict]:
-    """Per-section rows from the links service's coverage (a mapping or a list of sections)."""
-    sections = coverage.get("sections") or coverage.get("by_section") or {}
-    items = sections.items() if isinstance(sections, dict) else ((s.get("section"), s) for s in sections)
-    rows = []
-    for key, value in items:
-        if isinstance(value, dict):
-            rows.append({"section": value.get("section", key), "title": value.get("title", ""),
-                         "covered": value.get("covered", 0), "total": value.get("total", 0)})  # fmt: skip
-    return rows
+    """Per-section rows of the links service's coverage."""
+    return [{k: s[k] for k in ("section", "title", "covered", "total")} for s in coverage.get("sections", [])]
 
 
 @twin(bp, "/tests", "tests.html")

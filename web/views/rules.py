@@ -6,7 +6,6 @@ from flask import Blueprint, abort
 
 from kb import editions, ruleid
 from kb import history as lineage
-from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from web import moved, rulepage, services, toc, updates
 from web.fold import fold_history, runs
@@ -22,7 +21,7 @@ from web.pages import (
     version,
     version_json,
 )
-from web.text import excerpt, inline_diff, percent, reference_segments
+from web.text import excerpt, percent, reference_segments
 
 bp = Blueprint("rules", __name__)
 bp.add_app_template_filter(runs, "runs")
@@ -103,37 +102,19 @@ def _lineage_versions(s: Store, game: str, lang: str, v: VersionInfo, rule: str,
 
 
 def _history(s: Store, game: str, lang: str, rule: str) -> dict:
-    """The history service's events, each edit with an inline diff against the text before it."""
+    """The history service's events (edits carry their inline diff), each linked, folded for reading."""
     hist = services.history(s, game, lang, rule)
-    events, prev = [], None
-    for ev in hist.get("events", []):
-        ev = dict(ev)
+    events = []
+    for ev in hist["events"]:
         label = ev.get("version")
-        if ev.get("kind") in ("edited", "moved") and "inline" not in ev:
-            old = _event_text(s, game, lang, ev.get("old_rule"), prev) if prev else None
-            new = _event_text(s, game, lang, ev.get("rule"), label)
-            if old is not None and new is not None and old != new:
-                ev["inline"] = inline_diff(old, new)
-        ev["url"] = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
-        events.append(ev)
-        prev = label
+        url = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
+        events.append({**ev, "url": url})
     return fold_history({**hist, "events": events})
-
-
-def _event_text(s: Store, game: str, lang: str, rule: str | None, label: str | None) -> str | None:
-    if not rule or not label:
-        return None
-    try:
-        n = s.node(s.get_version(game, lang, label), rule)
-    except NotFound:
-        return None
-    return n.text if n else None
 
 
 def _neighbour(s: Store, game: str, lang: str, v: VersionInfo, position: int) -> dict | None:
     """The node before or after, in document order (for reading on clause by clause)."""
-    row = s.conn.execute("SELECT rule FROM nodes WHERE version_id=? AND position=?", (v.id, position)).fetchone()
-    n = s.node(v, row[0]) if row else None
+    n = s.node_at(v, position)
     return _node_link(game, lang, v.label, n) if n else None
 
 

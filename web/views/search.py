@@ -37,7 +37,6 @@ def rule_jump(s: Store, q: str, game: str | None, lang: str | None, label: str |
 
 def _result(hit: dict, provenance: dict) -> dict:
     text = hit.get("text") or ""
-    also = hit.get("also_in") or 0
     kind = hit.get("kind", "rule")
     if kind == "article" and hit.get("article_id") is not None:
         url = f"/articles/{int(hit['article_id'])}"
@@ -62,7 +61,7 @@ def _result(hit: dict, provenance: dict) -> dict:
         **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "snippet_start", "score", "highlights")},
         "article_id": hit.get("article_id"),
         "provenance": hit.get("provenance") or provenance.get((hit.get("game"), hit.get("lang"), hit.get("version"))),
-        "also_in": len(also) if isinstance(also, list) else int(also),
+        "also_in": hit.get("also_in") or 0,
         "url": url,
         "segments": segs,
     }
@@ -71,20 +70,10 @@ def _result(hit: dict, provenance: dict) -> dict:
 def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int) -> list[dict]:
     """Plain substring match, each distinct text once from its newest version: used only without an index."""
     bare = "".join(c for c in q if c not in MIDDLE_DOTS)  # ブロッククリーチャー finds ブロック・クリーチャー
-    like = "%" + bare.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-    text_sql = "REPLACE(REPLACE(c.{0}, '・', ''), '･', '') LIKE ? ESCAPE '\\'"
     versions = [v for v in s.versions(game, lang) if not label or v.label == label]
     order = {v.id: i for i, v in enumerate(versions)}
     by_id = {v.id: v for v in versions}
-    if not by_id:
-        return []
-    marks = ",".join("?" * len(by_id))
-    rows = s.conn.execute(
-        "SELECT n.version_id, n.rule, n.hash, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-        f" WHERE n.version_id IN ({marks}) AND ({text_sql.format('text')} OR {text_sql.format('title')})"
-        " LIMIT 5000",
-        [*by_id, like, like],
-    ).fetchall()
+    rows = s.find_text(list(by_id), bare)
     newest: dict[tuple, list] = {}
     for row in rows:
         v = by_id[row[0]]
