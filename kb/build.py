@@ -20,6 +20,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ingest import parse_data
+from ingest.common import Hints
+from kb import align, editions, history, index, order, semantic
 from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES
@@ -141,9 +144,6 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
 
     A whole stored text is replaced by a truncated or shorter one only when ``replace``.
     """
-    from ingest import parse_data
-    from ingest.common import Hints
-
     display = display or path
     hints = hints or Hints()
     hints.path = display
@@ -174,8 +174,6 @@ def derive(store: Store, progress: Progress | None = None, *, lineage: bool = Tr
     """What the store derives from its texts: dates of undated versions, the English edition each
     translation renders, the lineage of every clause across editions, and each translation's
     alignment with its edition."""
-    from kb import align, editions, history, order
-
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
@@ -189,8 +187,6 @@ def derive(store: Store, progress: Progress | None = None, *, lineage: bool = Tr
 def finish_store(store: Store, index_dir: Path, progress: Progress | None = None, previous: Path | None = None) -> dict:
     """Derived data after ingestion (``derive``), then the search index (reusing the sentence vectors of
     the ``previous`` generation's index: only new texts are embedded)."""
-    from kb import index, semantic
-
     stats = derive(store, progress)
     store.commit()
     t1 = time.perf_counter()
@@ -215,8 +211,6 @@ def build_kb(
     When the live KB was built from the same manifest, files and code, it is kept as it is
     (``stats["reused"]``) unless ``force``.
     """
-    from ingest.common import Hints
-
     home = home if isinstance(home, Home) else Home(home)
     corpus = Path(corpus_dir) if corpus_dir else BUNDLED_CORPUS
     entries = read_manifest(corpus)
