@@ -63,6 +63,16 @@ class View:
             self._stems[rule] = frozenset(evidence.stems(self.family(rule)))
         return self._stems[rule]
 
+    def own_stems(self, rule: str) -> frozenset[str]:
+        """Stems of the clause's own text and the titles above it (no sub-rules)."""
+        key = "=" + rule
+        if key not in self._stems:
+            n = self.nodes.get(rule)
+            parts = [n.title, n.text] if n else []  # the rule's statement: examples mention every other topic
+            parts += [self.nodes[a].title for a in ruleid.ancestors(rule) if a in self.nodes]
+            self._stems[key] = frozenset(evidence.stems(" ".join(parts)))
+        return self._stems[key]
+
     def whole(self) -> str:
         """Every clause's text, normalised, for "is this quote anywhere in the rules"."""
         if self._whole is None:

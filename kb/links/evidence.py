@@ -49,9 +49,13 @@ def stem(word: str) -> str:
     return w
 
 
+_ANNOTATION = re.compile(r"(?i)\b(?:written|checked|updated)\s+(?:against|for)\b[^,;:)]*|\b(?:19|20)\d\d-?\d\d-?\d\d\b")
+
+
 def stems(text: str) -> list[str]:
-    """Content stems of some prose or an identifier (camelCase and snake_case split; clause ids dropped)."""
-    text = _ID.sub(" ", _CAMEL.sub(" ", text.replace("_", " ")))
+    """Content stems of some prose or an identifier (camelCase and snake_case split; clause ids, dates and
+    "written against" annotations dropped)."""
+    text = _ID.sub(" ", _CAMEL.sub(" ", _ANNOTATION.sub(" ", text).replace("_", " ")))
     return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and not (t.isdigit() and len(t) > 2)]
 
 

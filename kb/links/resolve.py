@@ -28,7 +28,9 @@ except ImportError:  # pragma: no cover - only while kb.history is absent
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
 # A keyword written as a verb ("to absorb", "can absorb") is not the ability.
-_VERB_BEFORE = re.compile(r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$")
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
+)
 _COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|''')\s*")
 _REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cross-references renumbered",
             "note": "notes", "example": "examples", "typo": "typo fix", "rename": "renamed terms",
@@ -101,7 +103,9 @@ class Resolver:
         english = next((v for v in store.versions(game, "en") if v.label == label), None) if label else None
         if english is None or english.partial:
             return
-        self.note = f"{a.lang} {a.label} is partial; resolved against en {english.label}, the English edition it renders"
+        self.note = (
+            f"{a.lang} {a.label} is partial; resolved against en {english.label}, the English edition it renders"
+        )
         self.lang, self.chain, self.against = "en", store.versions(game, "en"), english
 
     # -- lookups ---------------------------------------------------------------------------
@@ -119,6 +123,18 @@ class Resolver:
         if self._idf is None:
             self._idf = evidence.Weights(self.view(self.against).clause_docs())
         return self._idf
+
+    def written_edition(self, cite: Cite) -> VersionInfo | None:
+        """The edition a citation was written against: the one its annotation names by label
+        ("written against 20211115"), else the one in force on its date."""
+        if not cite.written:
+            return None
+        if cite.written_from in ("annotation", "file", "date"):
+            label = cite.written.replace("-", "")
+            named = next((v for v in self.chain if v.label == label and not v.partial), None)
+            if named is not None:
+                return named
+        return self.in_force(date.fromisoformat(cite.written))
 
     def in_force(self, day: date) -> VersionInfo | None:
         """The edition in force on ``day`` (effective date, else its label date)."""
@@ -210,6 +226,8 @@ class Resolver:
         own = evidence.line_words(p for p in parts if p[1] >= 0.8)
         named = self.named(cite.context + " " + prev) if cite.rule.startswith("702.") else []
         near = self.named(cite.context, around=cite) if named else []
+        if named and not self.named(cite.context):  # "// Provoke: …" above a bare "// 702.40a"
+            near = self.named(prev)
         topics = [t for t in self.view(self.against).topics() if t[0] <= own.keys()
                   and max(self.idf().of(s) for s in t[0]) >= 2.0]  # fmt: skip
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
@@ -240,7 +258,9 @@ class Resolver:
         return list(dict.fromkeys(out))
 
     # -- agreement -------------------------------------------------------------------------
-    def agrees(self, cite: Cite, version: VersionInfo, siblings: list[str], said: Reading) -> tuple[bool | None, list[str]]:
+    def agrees(
+        self, cite: Cite, version: VersionInfo, siblings: list[str], said: Reading
+    ) -> tuple[bool | None, list[str]]:
         """Does the citation's quote or keyword fit the clause in ``version``? (None: nothing to compare).
 
         A quote counts only when the rules hold it somewhere; a keyword only when the clause and its
@@ -267,7 +287,13 @@ class Resolver:
         return (False, wrong) if wrong else (None, [])
 
     def fit(self, said: Reading, rule: str, version: VersionInfo) -> float:
+        """How well the line's words fit a cited clause with its sub-rules."""
         return evidence.fit(said.words, self.view(version).stems(rule), self.idf())
+
+    def fit_own(self, said: Reading, rule: str) -> float:
+        """How well the line's words fit a candidate of the against version by its own text (the most
+        specific clause wins over the rule holding it)."""
+        return evidence.fit(said.words, self.view(self.against).own_stems(rule), self.idf())
 
     def contradicted(self, cite: Cite, version: VersionInfo, said: Reading) -> str | None:
         """A clause of the against version that the line's words fit far better than ``cite.rule`` of
@@ -275,15 +301,22 @@ class Resolver:
         if not self.speaks(said):
             return None
         mine = self.fit(said, cite.rule, version)
-        if mine > WEAK_FIT:
+        family = self.view(version).stems(cite.rule)
+        # a topic the line names outright ("day and night") that the cited clause never speaks of
+        foreign = any(not (words & family) and sum(self.idf().of(w) for w in words) >= 5.0
+                      for words, _, _ in said.topics)  # fmt: skip
+        if mine > (STRONG_FIT if foreign else WEAK_FIT):
             return None
+        margin = MARGIN / 2 if foreign else MARGIN
         rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics
                                               for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
         rivals += self.same_rule(cite.rule, said)
-        best = max(((self.fit(said, r, self.against), r) for r in dict.fromkeys(rivals) if r != cite.rule), default=None)
-        if best and best[0] >= STRONG_FIT and best[0] - mine >= MARGIN:
-            return best[1]
-        return None
+        lineage = set(self.holders(cite.rule))
+        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals) if r != cite.rule]
+        scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
+        # the cited id's own lineage first among rivals that fit about as well
+        best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
+        return best[1] if best else None
 
     # -- candidates ------------------------------------------------------------------------
     def successors(self, rule: str, version: VersionInfo) -> list[str]:
@@ -335,7 +368,7 @@ class Resolver:
         tail = cite.rule[len(cite.rule.split(".")[0]) :] if "." in cite.rule else ""
         same = head + tail if "." not in head else head + tail.lstrip(".0123456789")
         pool = [head, *view.descendants(head)]
-        scored = sorted(pool, key=lambda r: (-(self.fit(said, r, self.against) + (0.05 if r == same else 0)),
+        scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)),
                                              ruleid.sort_key(r)))  # fmt: skip
         return scored[:2]
 
@@ -345,7 +378,7 @@ class Resolver:
         # a keyword ability or action is its own rule (702.90a -> 702.90); elsewhere the three-digit rule
         head = rule.rstrip(ruleid.SUB_LETTERS) if rule.startswith(("701.", "702.")) else rule.split(".")[0]
         pool = [r for r in view.descendants(head) if r != rule]
-        return sorted(pool, key=lambda r: -self.fit(said, r, self.against))[:2]
+        return sorted(pool, key=lambda r: -self.fit_own(said, r))[:2]
 
     def quote_targets(self, said: Reading) -> dict[str, float]:
         """Clauses of the against version holding the quoted text; one that defines the phrase ranks higher."""
@@ -357,7 +390,9 @@ class Resolver:
             body = norm(n.text)
             for q, raw in zip(wanted, said.quotes, strict=True):
                 if q and q in body:
-                    defines = re.search(rf"[“\"]{re.escape(raw.strip(' .'))}\.?[”\"]\s+(?:means?|is|are|refers?)\b", n.text)
+                    defines = re.search(
+                        rf"[“\"]{re.escape(raw.strip(' .'))}\.?[”\"]\s+(?:means?|is|are|refers?)\b", n.text
+                    )
                     out[rule] = max(out.get(rule, 0.0), 1.5 if defines else 1.0)
         return out
 
@@ -415,14 +450,14 @@ class Resolver:
         return self._rank(prior, said, rule)
 
     def _rank(self, prior: dict[str, float], said: Reading, rule: str) -> list[str]:
-        fits = {r: self.fit(said, r, self.against) for r in prior}
+        fits = {r: self.fit_own(said, r) for r in prior}
         view = self.view(self.against)
         named = [t[0] for t in said.topics] + [frozenset(evidence.stems(k)) for k in said.keywords]
         keep = {}
         for r, p in prior.items():
             if named and not any(words <= view.stems(r) for words in named):
                 continue  # the line names a topic this clause never speaks of
-            keep[r] = p + 2 * fits[r] + (0.2 if r.split(".")[0] == rule.split(".")[0] else 0.0)
+            keep[r] = p + 2 * fits[r] + (0.5 if r.split(".")[0] == rule.split(".")[0] else 0.0)
         if any(prior[r] >= 1.0 for r in keep):  # a sure lead: weak guesses stay only with words behind them
             keep = {r: v for r, v in keep.items() if prior[r] >= 1.0 or fits[r] > 0}
         best_fit = max((fits[r] for r in keep), default=0.0)
@@ -449,7 +484,7 @@ class Resolver:
             if holder is not None:
                 notes.append(f"{A.label} is partial; resolved against {holder.label}")
                 A, node_a = holder, self.node(cite.rule, holder)
-        written = self.in_force(date.fromisoformat(cite.written)) if cite.written else None
+        written = self.written_edition(cite)
         node_w = self.node(cite.rule, written) if written else None
         said = self.read(cite)
         keywords: list[str] = []
@@ -469,12 +504,16 @@ class Resolver:
             elif agree_a is False:
                 status = "mismatch"
                 what = ", ".join(keywords) if keywords else "the quoted text"
-                notes.append(f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}")
+                notes.append(
+                    f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}"
+                )
             elif agree_a is None and (first := self.contradicted(cite, A, said)):
                 status = "mismatch"
                 notes.append(f"the line's words fit {first} better than {cite.rule} in {A.label}")
             else:
                 status = "ok"
+                if node_w is not None and node_w.hash != node_a.hash:  # only cited numbers changed
+                    notes.append(self._editorial_note(cite.rule, written, A))
         if written is None and cite.written:
             notes.append(f"written {cite.written}, before every stored edition")
         # The window of the text the citation means: the written edition's when it went stale.
@@ -491,6 +530,12 @@ class Resolver:
             "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
         }  # fmt: skip
 
+    def _editorial_note(self, rule: str, written: VersionInfo, A: VersionInfo, reasons: list[str] | None = None) -> str:
+        if reasons is None:
+            reasons = self.editorial_reasons(rule, written, A) or ["reference"]
+        why = ", ".join(dict.fromkeys(_REASONS.get(r, r) for r in reasons)) or "wording"
+        return f"editorial change since {written.label}: {why}"
+
     def _absence(self, rule: str, base: VersionInfo | None) -> str:
         if base is not None:
             return f" (last in {base.label})"
@@ -506,13 +551,15 @@ class Resolver:
             if agree_a is False:
                 notes.append(f"{', '.join(keywords) or 'the quoted text'} does not fit {cite.rule} in {A.label}")
                 return "mismatch", A, keywords, None
-            why = ", ".join(dict.fromkeys(_REASONS.get(r, r) for r in reasons)) or "wording"
-            notes.append(f"editorial change since {written.label}: {why}")
+            notes.append(self._editorial_note(cite.rule, written, A, reasons))
             extra["editorial"] = True
             return "ok", A, keywords, None
         agree_w, kw_w = self.agrees(cite, written, siblings, said)
-        fits_now = agree_a is True or (agree_a is None and self.fit(said, cite.rule, A) >= STRONG_FIT
-                                       and self.fit(said, cite.rule, A) - self.fit(said, cite.rule, written) >= MARGIN)
+        fits_now = agree_a is True or (
+            agree_a is None
+            and self.fit(said, cite.rule, A) >= STRONG_FIT
+            and self.fit(said, cite.rule, A) - self.fit(said, cite.rule, written) >= MARGIN
+        )
         if fits_now and agree_w is not True:
             notes.append(f"the line fits {cite.rule} as it stands in {A.label}, not its text in {written.label}")
             return "ok", A, keywords, None
