@@ -1,14 +1,22 @@
-"""Resolve citations against a version: ok / stale / orphan / mismatch, validity window, suggestions."""
+"""Resolve citations against a version: ok / stale / orphan / mismatch, validity window, suggestions.
+
+A verdict other than ``ok`` needs evidence: a clause that changed what it says (not only its wording),
+a quote found in the rules but not in the cited clause, a keyword or topic the clause does not speak of,
+or the line's own words (its test, function and file names included) fitting another clause of the
+cited id's lineage far better than the cited one.
+"""
 
 from __future__ import annotations
 
 import difflib
 import re
+from dataclasses import dataclass
 from datetime import date
 
-from kb import order, ruleid
+from kb import editorial, order, ruleid
 from kb.errors import NotFound
-from kb.links import forms
+from kb.links import evidence, forms
+from kb.links.clauses import View, norm
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
 
@@ -19,6 +27,16 @@ except ImportError:  # pragma: no cover - only while kb.history is absent
     _successor = _valid_window = None
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
+# A keyword written as a verb ("to absorb", "can absorb") is not the ability.
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
+)
+_COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|''')\s*")
+_REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cross-references renumbered",
+            "note": "notes", "example": "examples", "typo": "typo fix", "rename": "renamed terms",
+            "spacing": "spacing"}  # fmt: skip
+# How far the line's words must favour another clause before they count against the cited one.
+STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 
 
 def pick_lang(store: Store, game: str) -> str | None:
@@ -27,6 +45,18 @@ def pick_lang(store: Store, game: str) -> str | None:
         return "en"
     langs = [v.lang for v in store.versions(game)]
     return langs[-1] if langs else None
+
+
+@dataclass
+class Reading:
+    """What one citation's own words say."""
+
+    words: dict[str, float]  # stem -> weight (line, previous comment line, test name, file name)
+    own: dict[str, float]  # the same without the file name: enough to speak against a clause on its own
+    quotes: list[str]
+    keywords: list[str]  # keyword abilities named anywhere on the line
+    near: list[str]  # ... and within 40 characters of the id
+    topics: list[tuple[frozenset[str], str, str]]  # titles the words name: (stems, rule, title)
 
 
 class Resolver:
@@ -53,9 +83,11 @@ class Resolver:
         self._rv: dict[str, dict[int, NodeRecord]] = {}
         self._windows: dict[tuple[str, str], tuple[str | None, str | None]] = {}
         self._keywords: dict[str, set[tuple[int, str]]] | None = None
-        self._nodes: list[NodeRecord] | None = None
-        self._words: list[tuple[str, frozenset[str]]] | None = None
         self._keyword_re: re.Pattern | None = None
+        self._views: dict[int, View] = {}
+        self._idf: evidence.Weights | None = None
+        self._lines: tuple[str, list[str]] = ("", [])
+        self._holders: dict[str, list[str]] = {}
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).
@@ -71,7 +103,9 @@ class Resolver:
         english = next((v for v in store.versions(game, "en") if v.label == label), None) if label else None
         if english is None or english.partial:
             return
-        self.note = f"{a.lang} {a.label} is partial; resolved against en {english.label}, the English edition it renders"
+        self.note = (
+            f"{a.lang} {a.label} is partial; resolved against en {english.label}, the English edition it renders"
+        )
         self.lang, self.chain, self.against = "en", store.versions(game, "en"), english
 
     # -- lookups ---------------------------------------------------------------------------
@@ -79,6 +113,28 @@ class Resolver:
         if rule not in self._rv:
             self._rv[rule] = {v.id: n for v, n in self.store.rule_versions(self.game, self.lang, rule)}
         return self._rv[rule].get(version.id)
+
+    def view(self, version: VersionInfo) -> View:
+        if version.id not in self._views:
+            self._views[version.id] = View(self.store, version)
+        return self._views[version.id]
+
+    def idf(self) -> evidence.Weights:
+        if self._idf is None:
+            self._idf = evidence.Weights(self.view(self.against).clause_docs())
+        return self._idf
+
+    def written_edition(self, cite: Cite) -> VersionInfo | None:
+        """The edition a citation was written against: the one its annotation names by label
+        ("written against 20211115"), else the one in force on its date."""
+        if not cite.written:
+            return None
+        if cite.written_from in ("annotation", "file", "date"):
+            label = cite.written.replace("-", "")
+            named = next((v for v in self.chain if v.label == label and not v.partial), None)
+            if named is not None:
+                return named
+        return self.in_force(date.fromisoformat(cite.written))
 
     def in_force(self, day: date) -> VersionInfo | None:
         """The edition in force on ``day`` (effective date, else its label date)."""
@@ -140,35 +196,161 @@ class Resolver:
                     self._keywords.setdefault(name, set()).add((vid, rule))
         return self._keywords
 
-    # -- agreement -------------------------------------------------------------------------
     def title_of(self, rule: str, version: VersionInfo) -> str:
         head = rule if _KEYWORD_RULE.match(rule) else ruleid.parent(rule)
         n = self.node(head, version) if head else None
         return _heading(n.title, n.text) if n else ""
 
-    def agrees(self, cite: Cite, version: VersionInfo, siblings: list[str]) -> tuple[bool | None, list[str]]:
-        """Does the citation's quote or keyword fit the clause in ``version``? (None: nothing to compare)."""
-        node = self.node(cite.rule, version)
-        if node is None:
+    # -- what the line says ----------------------------------------------------------------
+    def previous_line(self, cite: Cite) -> str:
+        """The comment line right above the citation, markers stripped ("" when it is code or unreadable)."""
+        if not cite.path or cite.line < 2:
+            return ""
+        if self._lines[0] != cite.path:
+            try:
+                with open(cite.path, encoding="utf-8", errors="replace") as fh:
+                    self._lines = (cite.path, fh.read().splitlines())
+            except OSError:
+                self._lines = (cite.path, [])
+        lines = self._lines[1]
+        prev = lines[cite.line - 2] if cite.line - 2 < len(lines) else ""
+        m = _COMMENT.match(prev)
+        return prev[m.end() :] if m else ""
+
+    def read(self, cite: Cite) -> Reading:
+        prev = self.previous_line(cite)
+        parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
+        if cite.test and cite.scope != "name":
+            parts.append((evidence.test_name(cite.test), 0.8))
+        words = evidence.line_words(parts)
+        own = evidence.line_words(p for p in parts if p[1] >= 0.8)
+        named = self.named(cite.context + " " + prev) if cite.rule.startswith("702.") else []
+        near = self.named(cite.context, around=cite) if named else []
+        if named and not self.named(cite.context):  # "// Provoke: …" above a bare "// 702.40a"
+            near = self.named(prev)
+        topics = [t for t in self.view(self.against).topics() if t[0] <= own.keys()
+                  and max(self.idf().of(s) for s in t[0]) >= 2.0]  # fmt: skip
+        # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
+        topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
+        return Reading(words, own, forms.quotes(cite.context), named, near, topics)
+
+    def speaks(self, said: Reading) -> bool:
+        """True when the line's own words (not its file name) say enough to tell clauses apart."""
+        known = [s for s in said.own if self.idf().of(s) > 0]
+        return len(known) >= 2 and evidence.mass(said.own, self.idf()) >= 4.0
+
+    def named(self, text: str, *, around: Cite | None = None) -> list[str]:
+        """Keyword-ability titles ``text`` names, inflections included (``around``: within 40 characters of its id)."""
+        if self._keyword_re is None:
+            forms_of: dict[str, str] = {}
+            for kw in self.keywords():
+                for f in _inflections(kw):
+                    forms_of.setdefault(f, kw)
+            self._forms = forms_of
+            alternation = "|".join(re.escape(f) for f in sorted(forms_of, key=len, reverse=True)) or "(?!)"
+            self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?![a-z])")
+        text = text.lower()
+        if around is not None:
+            at = text.find(around.rule.split(".")[0] + ".")
+            text = text[max(0, at - 40) : at + len(around.raw) + 40] if at >= 0 else text
+        out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text)
+               if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])]  # fmt: skip
+        return list(dict.fromkeys(out))
+
+    # -- agreement -------------------------------------------------------------------------
+    def agrees(
+        self, cite: Cite, version: VersionInfo, siblings: list[str], said: Reading
+    ) -> tuple[bool | None, list[str]]:
+        """Does the citation's quote or keyword fit the clause in ``version``? (None: nothing to compare).
+
+        A quote counts only when the rules hold it somewhere; a keyword only when the clause and its
+        sub-rules never mention it."""
+        if self.node(cite.rule, version) is None:
             return None, []
-        said = forms.quotes(cite.context)
-        if said:
-            body = " ".join([node.text, *node.examples])
-            return any(_contained(q, body) for q in said), []
-        named = self.named(cite)
-        if not named:
+        view = self.view(version)
+        family = view.family(cite.rule)
+        if said.quotes:
+            if any(_contained(q, family) for q in said.quotes):
+                return True, []
+            if any(norm(q) in view.whole() for q in said.quotes):
+                return False, []
+            # quoted words the rules never hold: card text or a paraphrase, no evidence either way
+        if not said.keywords:
             return None, []
         own = self.title_of(cite.rule, version)
-        if own in named:
+        if own in said.keywords:
             return True, []
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
-        # Only a keyword written next to the id speaks against it ("exalted … 702.90a"); one further
-        # along the line may be about something else.
-        near = self.named(cite, near=True)
-        wrong = [kw for kw in named if kw in near and kw not in others and kw != own]
+        mentioned = norm(family)
+        wrong = [kw for kw in said.keywords if kw in said.near and kw not in others and kw != own
+                 and not any(f" {f} " in f" {mentioned} " for f in _inflections(kw))]  # fmt: skip
         return (False, wrong) if wrong else (None, [])
 
-    # -- suggestions -----------------------------------------------------------------------
+    def fit(self, said: Reading, rule: str, version: VersionInfo) -> float:
+        """How well the line's words fit a cited clause with its sub-rules."""
+        return evidence.fit(said.words, self.view(version).stems(rule), self.idf())
+
+    def fit_own(self, said: Reading, rule: str) -> float:
+        """How well the line's words fit a candidate of the against version by its own text (the most
+        specific clause wins over the rule holding it)."""
+        return evidence.fit(said.words, self.view(self.against).own_stems(rule), self.idf())
+
+    def contradicted(self, cite: Cite, version: VersionInfo, said: Reading) -> str | None:
+        """A clause of the against version that the line's words fit far better than ``cite.rule`` of
+        ``version``: one the cited id's lineage leads to, or one of a topic the line names."""
+        if not self.speaks(said):
+            return None
+        mine = self.fit(said, cite.rule, version)
+        family = self.view(version).stems(cite.rule)
+        # a topic the line names outright ("day and night") that the cited clause never speaks of
+        foreign = any(not (words & family) and sum(self.idf().of(w) for w in words) >= 5.0
+                      for words, _, _ in said.topics)  # fmt: skip
+        if mine > (STRONG_FIT if foreign else WEAK_FIT):
+            return None
+        margin = MARGIN / 2 if foreign else MARGIN
+        rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics
+                                              for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
+        rivals += self.same_rule(cite.rule, said)
+        lineage = set(self.holders(cite.rule))
+        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals) if r != cite.rule]
+        scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
+        # the cited id's own lineage first among rivals that fit about as well
+        best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
+        return best[1] if best else None
+
+    # -- candidates ------------------------------------------------------------------------
+    def successors(self, rule: str, version: VersionInfo) -> list[str]:
+        """Where ``rule`` of ``version`` went by the against version (history's moves, else same text)."""
+        if _successor is not None:
+            moves = _successor(self.store, self.game, self.lang, rule, version.label)
+            moves = [(r, lab) for r, lab in moves if self._label_le(lab, self.against.label)]
+            if moves and moves[-1][0] and self.node(moves[-1][0], self.against):
+                return [moves[-1][0]]
+        base = self.node(rule, version)
+        if base is not None:
+            same = [n.rule for n in self.view(self.against).nodes.values() if n.hash == base.hash and n.rule != rule]
+            return same[:1]
+        return []
+
+    def holders(self, rule: str) -> list[str]:
+        """Where every clause that ever held ``rule`` stands in the against version (other than ``rule``)."""
+        if rule not in self._holders:
+            self.node(rule, self.against)
+            runs: dict[str, VersionInfo] = {}
+            for v in self.chain:
+                n = self._rv[rule].get(v.id)
+                if n is not None and not v.partial and self._label_le(v.label, self.against.label):
+                    runs[n.hash] = v  # the last edition of each distinct text
+            out = []
+            for v in runs.values():
+                out += [r for r in self.successors(rule, v) if r != rule]
+            self._holders[rule] = list(dict.fromkeys(out))
+        return self._holders[rule]
+
+    def _label_le(self, a: str, b: str) -> bool:
+        labels = [v.label for v in self.chain]
+        return a in labels and b in labels and labels.index(a) <= labels.index(b)
+
     def keyword_targets(self, rule: str, keywords: list[str]) -> list[str]:
         """The clause of the against version whose rule title is one of ``keywords``, same sub-position."""
         out = []
@@ -180,15 +362,49 @@ class Resolver:
                     out.append(target)
         return list(dict.fromkeys(out))
 
+    def topic_target(self, head: str, cite: Cite, said: Reading) -> list[str]:
+        """Clauses under a titled rule the line names, best fitting first (the same sub-position on a tie)."""
+        view = self.view(self.against)
+        tail = cite.rule[len(cite.rule.split(".")[0]) :] if "." in cite.rule else ""
+        same = head + tail if "." not in head else head + tail.lstrip(".0123456789")
+        pool = [head, *view.descendants(head)]
+        scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)),
+                                             ruleid.sort_key(r)))  # fmt: skip
+        return scored[:2]
+
+    def same_rule(self, rule: str, said: Reading) -> list[str]:
+        """Clauses under the cited id's rule (a sub-letter or number off is the commonest slip), best fitting first."""
+        view = self.view(self.against)
+        # a keyword ability or action is its own rule (702.90a -> 702.90); elsewhere the three-digit rule
+        head = rule.rstrip(ruleid.SUB_LETTERS) if rule.startswith(("701.", "702.")) else rule.split(".")[0]
+        pool = [r for r in view.descendants(head) if r != rule]
+        return sorted(pool, key=lambda r: -self.fit_own(said, r))[:2]
+
+    def quote_targets(self, said: Reading) -> dict[str, float]:
+        """Clauses of the against version holding the quoted text; one that defines the phrase ranks higher."""
+        wanted = [norm(q) for q in said.quotes]
+        if not wanted:
+            return {}
+        out: dict[str, float] = {}
+        for rule, n in self.view(self.against).nodes.items():
+            body = norm(n.text)
+            for q, raw in zip(wanted, said.quotes, strict=True):
+                if q and q in body:
+                    defines = re.search(
+                        rf"[“\"]{re.escape(raw.strip(' .'))}\.?[”\"]\s+(?:means?|is|are|refers?)\b", n.text
+                    )
+                    out[rule] = max(out.get(rule, 0.0), 1.5 if defines else 1.0)
+        return out
+
     def similar(self, base: NodeRecord, limit: int = 3) -> list[str]:
         """Clauses of the against version most like ``base`` in wording (same section and depth)."""
-        if self._words is None:
-            self._words = [(n.rule, _words(n.text)) for n in self.store.nodes(self.against)
-                           if ruleid.is_clause(n.rule) and ruleid.parse(n.rule)]  # fmt: skip
         want, section, mine = ruleid.level(base.rule), base.rule[0], _words(base.text)
         scored = []
-        for rule, words in self._words:
-            if rule[0] != section or not words or not mine or ruleid.level(rule) != want:
+        for rule, n in self.view(self.against).nodes.items():
+            if rule[0] != section or not ruleid.is_clause(rule) or ruleid.level(rule) != want:
+                continue
+            words = _words(n.text)
+            if not words or not mine:
                 continue
             dice = 2 * len(mine & words) / (len(mine) + len(words))
             if dice >= 0.6:
@@ -196,109 +412,108 @@ class Resolver:
         scored.sort(key=lambda pair: (-pair[0], ruleid.sort_key(pair[1])))
         return [r for _, r in scored[:limit]]
 
-    def successors(self, rule: str, version: VersionInfo) -> list[str]:
-        """Where ``rule`` of ``version`` went by the against version (history's moves, else same text)."""
-        if _successor is not None:
-            moves = _successor(self.store, self.game, self.lang, rule, version.label)
-            moves = [(r, lab) for r, lab in moves if self._label_le(lab, self.against.label)]
-            if moves and moves[-1][0] and self.node(moves[-1][0], self.against):
-                return [moves[-1][0]]
-        base = self.node(rule, version)
-        if base is not None:
-            if self._nodes is None:
-                self._nodes = self.store.nodes(self.against)
-            return [n.rule for n in self._nodes if n.hash == base.hash and n.rule != rule][:1]
-        return []
+    def suggest(self, cite: Cite, base: VersionInfo | None, status: str, said: Reading, keywords: list[str],
+                first: str | None = None) -> list[str]:  # fmt: skip
+        """Clause ids probably meant, best first: lineage and the line's own words together; none rather
+        than a candidate the line contradicts."""
+        A, rule = self.against, cite.rule
+        prior: dict[str, float] = {}
 
-    def _label_le(self, a: str, b: str) -> bool:
-        labels = [v.label for v in self.chain]
-        return a in labels and b in labels and labels.index(a) <= labels.index(b)
+        def add(r: str | None, p: float) -> None:
+            if r and (status != "mismatch" or r != rule) and self.node(r, A) is not None:
+                prior[r] = max(prior.get(r, 0.0), p)
 
-    def suggest(self, rule: str, base_version: VersionInfo | None, keywords: list[str], *, moved: bool) -> list[str]:
-        """Clause ids probably meant, best first: the clause's own moves, the keyword named, similar text."""
-        out: list[str] = []
-        if moved and base_version is not None:
-            out += self.successors(rule, base_version)
-        out += self.keyword_targets(rule, keywords)
-        if moved and base_version is not None:
-            base = self.node(rule, base_version)
-            if base is not None:
-                title = self.title_of(rule, base_version)
-                ranked = self.similar(base)
-                # A suggestion under the same rule title (the keyword) as the cited clause ranks first.
-                same_title = [r for r in ranked if title and self.title_of(r, self.against) == title]
-                out += same_title or ranked
-        return list(dict.fromkeys(out))[:3]
+        add(first, 1.2)
+        for r, p in self.quote_targets(said).items():
+            add(r, p)
+        if status in ("orphan", "stale") and base is not None:
+            for r in self.successors(rule, base):
+                add(r, 1.0)
+        for r in self.keyword_targets(rule, keywords):
+            add(r, 0.9)
+        for _, head, _ in said.topics:
+            if not _KEYWORD_RULE.match(head):  # keywords have their own targets, at the cited sub-position
+                for r in self.topic_target(head, cite, said):
+                    add(r, 0.6)
+        for r in self.holders(rule):
+            add(r, 0.5)
+        if status == "orphan":
+            for a in reversed(ruleid.ancestors(rule)):
+                # the sub-letter is gone: its parent, when it kept its id, still speaks of the same thing
+                if ruleid.is_clause(a) and (base is None or not self.successors(a, base)):
+                    add(a, 0.4)
+        if status in ("orphan", "stale") and base is not None and (b := self.node(rule, base)) is not None:
+            for r in self.similar(b):
+                add(r, 0.3)
+        for r in self.same_rule(rule, said) if evidence.mass(said.words, self.idf()) >= 4.0 else []:
+            add(r, 0.1)
+        return self._rank(prior, said, rule)
 
-    def quote_targets(self, cite: Cite) -> list[str]:
-        """Clauses of the against version holding the text the citation quotes."""
-        said = [_norm(q) for q in forms.quotes(cite.context)]
-        if not said:
-            return []
-        if self._nodes is None:
-            self._nodes = self.store.nodes(self.against)
-        return [n.rule for n in self._nodes if any(q in _norm(n.text) for q in said)][:3]
-
-    def named(self, cite: Cite, *, near: bool = False) -> list[str]:
-        """Keyword-ability titles the citation's context names (``near``: within 40 characters of the id)."""
-        if not cite.rule.startswith("702."):
-            return []
-        if self._keyword_re is None:
-            names = sorted(self.keywords(), key=len, reverse=True)
-            alternation = "|".join(re.escape(kw) for kw in names) or "(?!)"
-            self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?:s|ed|ing)?(?![a-z])")
-        text = cite.context.lower()
-        if near:
-            at = text.find(cite.rule.split(".")[0] + ".")
-            text = text[max(0, at - 40) : at + len(cite.raw) + 40] if at >= 0 else text
-        return list(dict.fromkeys(m.group(1) for m in self._keyword_re.finditer(text)))
+    def _rank(self, prior: dict[str, float], said: Reading, rule: str) -> list[str]:
+        fits = {r: self.fit_own(said, r) for r in prior}
+        view = self.view(self.against)
+        named = [t[0] for t in said.topics] + [frozenset(evidence.stems(k)) for k in said.keywords]
+        keep = {}
+        for r, p in prior.items():
+            if named and not any(words <= view.stems(r) for words in named):
+                continue  # the line names a topic this clause never speaks of
+            keep[r] = p + 2 * fits[r] + (0.5 if r.split(".")[0] == rule.split(".")[0] else 0.0)
+        if any(prior[r] >= 1.0 for r in keep):  # a sure lead: weak guesses stay only with words behind them
+            keep = {r: v for r, v in keep.items() if prior[r] >= 1.0 or fits[r] > 0}
+        best_fit = max((fits[r] for r in keep), default=0.0)
+        if evidence.mass(said.words, self.idf()) >= 4.0 and best_fit >= 0.5:
+            keep = {r: s for r, s in keep.items() if fits[r] >= best_fit / 3 or prior[r] >= 1.0}
+        return sorted(keep, key=lambda r: (-keep[r], ruleid.sort_key(r)))[:3]
 
     # -- one citation ----------------------------------------------------------------------
+    def editorial_reasons(self, rule: str, old: VersionInfo, new: VersionInfo) -> list[str] | None:
+        """Why the clause's wording differs between two editions when it still says the same (None: substantive)."""
+        a, b = self.node(rule, old), self.node(rule, new)
+        if a is None or b is None:
+            return None
+        return editorial.classify_items(a, b, editorial.vocabulary(self.store))
+
     def resolve(self, cite: Cite, siblings: list[str]) -> dict:
         """The link JSON fields for one citation."""
         A = self.against
         node_a = self.node(cite.rule, A)
-        notes = []
+        notes: list[str] = []
         if node_a is None and A.partial:
             # A partial version (a quote, one viewer page) lacks most clauses: absence there proves nothing.
             holder = self.last_holding(cite.rule)
             if holder is not None:
                 notes.append(f"{A.label} is partial; resolved against {holder.label}")
                 A, node_a = holder, self.node(cite.rule, holder)
-        written = self.in_force(date.fromisoformat(cite.written)) if cite.written else None
+        written = self.written_edition(cite)
         node_w = self.node(cite.rule, written) if written else None
+        said = self.read(cite)
         keywords: list[str] = []
+        first = None
+        extra: dict = {}
         if node_a is None:
             status = "orphan"
             base = written if node_w else self.last_holding(cite.rule)
-            notes.append(
-                f"{cite.rule} is not in {A.label}" + (f" (last in {base.label})" if base else " (in no version)")
-            )
+            notes.append(f"{cite.rule} is not in {A.label}" + self._absence(cite.rule, base))
+            keywords = [kw for kw in said.keywords if not base or kw != self.title_of(cite.rule, base)]
         else:
             base = A
-            agree_a, keywords = self.agrees(cite, A, siblings)
+            agree_a, keywords = self.agrees(cite, A, siblings, said)
             if node_w is not None and not self.covers(self.window(cite.rule, written), A):
-                agree_w, kw_w = self.agrees(cite, written, siblings)
-                base = written
-                if agree_w is False:
-                    status, keywords = "mismatch", kw_w
-                    notes.append(f"did not fit {cite.rule} even in {written.label}, the edition it was written against")
-                else:
-                    status = "stale"
-                    if written.sort_date <= A.sort_date:
-                        notes.append(f"{cite.rule} changed after {written.label}, the edition it was written against")
-                    else:
-                        notes.append(
-                            f"{cite.rule} in {A.label} differs from {written.label}, the edition it was written against"
-                        )
+                status, base, keywords, first = self._changed(cite, written, A, siblings, said, agree_a, keywords,
+                                                              notes, extra)  # fmt: skip
             elif agree_a is False:
                 status = "mismatch"
                 what = ", ".join(keywords) if keywords else "the quoted text"
                 notes.append(
                     f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}"
                 )
+            elif agree_a is None and (first := self.contradicted(cite, A, said)):
+                status = "mismatch"
+                notes.append(f"the line's words fit {first} better than {cite.rule} in {A.label}")
             else:
                 status = "ok"
+                if node_w is not None and node_w.hash != node_a.hash:  # only cited numbers changed
+                    notes.append(self._editorial_note(cite.rule, written, A))
         if written is None and cite.written:
             notes.append(f"written {cite.written}, before every stored edition")
         # The window of the text the citation means: the written edition's when it went stale.
@@ -307,18 +522,72 @@ class Resolver:
             if base and status != "mismatch"
             else (self.window(cite.rule, A) if node_a else (None, None))
         )
-        if status == "orphan":
-            keywords = (
-                [kw for kw in self.named(cite) if kw != self.title_of(cite.rule, base)] if base else self.named(cite)
-            )
-        suggest = [] if status == "ok" else self.suggest(cite.rule, base, keywords, moved=status in ("orphan", "stale"))
-        if status != "ok":
-            suggest = list(dict.fromkeys([*self.quote_targets(cite), *suggest]))[:3]
-        suggest = [s for s in suggest if not (status == "mismatch" and s == cite.rule)]
+        if extra.pop("editorial", False):  # the same meaning since the written edition's text first stood
+            window = (self.window(cite.rule, written)[0], window[1])
+        suggest = [] if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
         return {
             "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
-            "note": "; ".join(notes), "written_version": written.label if written else None,
+            "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
         }  # fmt: skip
+
+    def _editorial_note(self, rule: str, written: VersionInfo, A: VersionInfo, reasons: list[str] | None = None) -> str:
+        if reasons is None:
+            reasons = self.editorial_reasons(rule, written, A) or ["reference"]
+        why = ", ".join(dict.fromkeys(_REASONS.get(r, r) for r in reasons)) or "wording"
+        return f"editorial change since {written.label}: {why}"
+
+    def _absence(self, rule: str, base: VersionInfo | None) -> str:
+        if base is not None:
+            return f" (last in {base.label})"
+        newest = next((v for v in reversed(self.chain) if not v.partial), None)
+        if newest is not None and self.view(newest).newer_than(rule):
+            return f" (newer than the newest edition in the KB ({newest.label}))"
+        return " (in no version)"
+
+    def _changed(self, cite, written, A, siblings, said, agree_a, keywords, notes, extra):  # noqa: PLR0913
+        """The verdict on a clause whose text differs between the written and the against edition."""
+        reasons = self.editorial_reasons(cite.rule, written, A)
+        if reasons is not None:
+            if agree_a is False:
+                notes.append(f"{', '.join(keywords) or 'the quoted text'} does not fit {cite.rule} in {A.label}")
+                return "mismatch", A, keywords, None
+            notes.append(self._editorial_note(cite.rule, written, A, reasons))
+            extra["editorial"] = True
+            return "ok", A, keywords, None
+        agree_w, kw_w = self.agrees(cite, written, siblings, said)
+        fits_now = agree_a is True or (
+            agree_a is None
+            and self.fit(said, cite.rule, A) >= STRONG_FIT
+            and self.fit(said, cite.rule, A) - self.fit(said, cite.rule, written) >= MARGIN
+        )
+        if fits_now and agree_w is not True:
+            notes.append(f"the line fits {cite.rule} as it stands in {A.label}, not its text in {written.label}")
+            return "ok", A, keywords, None
+        if agree_w is False:
+            notes.append(f"did not fit {cite.rule} even in {written.label}, the edition it was written against")
+            return "mismatch", written, kw_w, None
+        if agree_w is None and (alt := self.contradicted(cite, written, said)):
+            notes.append(f"the line's words fit {alt} better than {cite.rule} of {written.label}")
+            return "mismatch", written, kw_w, alt
+        if written.sort_date <= A.sort_date:
+            notes.append(f"{cite.rule} changed after {written.label}, the edition it was written against")
+        else:
+            notes.append(f"{cite.rule} in {A.label} differs from {written.label}, the edition it was written against")
+        extra["old_text"] = self.node(cite.rule, written).text
+        extra["new_text"] = self.node(cite.rule, A).text
+        return "stale", written, kw_w, None
+
+
+def _inflections(keyword: str) -> list[str]:
+    """The keyword and its participle or adjective forms: provoke/provoked, dash/dashed, vigilance/vigilant."""
+    out = [keyword]
+    if keyword.endswith("e"):
+        out += [keyword + "d", keyword[:-1] + "ing"]
+    else:
+        out += [keyword + "ed", keyword + "ing"]
+    if keyword.endswith("ance"):
+        out.append(keyword[:-4] + "ant")
+    return out
 
 
 def _heading(title: str, text: str) -> str:
@@ -331,13 +600,9 @@ def _words(text: str) -> frozenset[str]:
     return frozenset(re.findall(r"[a-z0-9]+", text.lower()))
 
 
-def _norm(text: str) -> str:
-    return re.sub(r"[^\w]+", " ", text.lower()).strip()
-
-
 def _contained(quote: str, body: str) -> bool:
     """True if most of ``quote`` appears in ``body`` (punctuation and case ignored)."""
-    q, b = _norm(quote), _norm(body)
+    q, b = norm(quote), norm(body)
     if q in b:
         return True
     qw, bw = q.split(), b.split()
