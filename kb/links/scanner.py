@@ -120,11 +120,8 @@ def prose(region: Region) -> str:
     return (_STRIP_COMMENT if region.kind == "comment" else _STRIP_STRING).sub("", region.text)
 
 
-def read_source(path: str, rel: str) -> SourceFile | None:
-    """Decode one file (UTF-8, BOM dropped, bad bytes replaced); None if not a scanned language."""
-    language = language_of(path)
-    if language is None:
-        return None
+def read_text(path: str) -> str | None:
+    """A file's text (UTF-8, BOM dropped, bad bytes replaced, newlines made \\n); None for binaries and bundles."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
@@ -132,7 +129,17 @@ def read_source(path: str, rel: str) -> SourceFile | None:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if len(data) > MAX_BYTES or b"\0" in data[:4096]:
         return None  # generated bundles and binaries hold no hand-written citations
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_source(path: str, rel: str) -> SourceFile | None:
+    """Decode and lex one file; None if not a scanned language (or a binary)."""
+    language = language_of(path)
+    if language is None:
+        return None
+    text = read_text(path)
+    if text is None:
+        return None
     copy = embedded_copy(text)
     if copy is not None:
         return SourceFile(path, rel, language, text, embedded=copy)  # a copy of the rules cites nothing
