@@ -331,6 +331,8 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
         if c["status"] != "ok":
             hint = f" -> {', '.join(c['suggest'][:3])}" if c.get("suggest") else ""
             click.echo(f"{c['file']}:{c['line']}: {c['status']} {c['rule']}{hint} {c.get('note') or ''}".rstrip())
+    for e in data.get("embedded", []):
+        click.echo(f"{e['file']}: embedded copy of the rules (edition {e['edition'] or 'unknown'}, {e['lines']} lines), not scanned")
     counts: dict[str, int] = {}
     for c in data["citations"]:
         counts[c["status"]] = counts.get(c["status"], 0) + 1

@@ -81,3 +81,67 @@ def test_user_errors_are_one_line(home):
     r = _run(home, str(FIXTURES / "go"), "--junit", str(FIXTURES / "junit" / "broken.xml"))
     assert r.exit_code == 1
     assert "broken.xml:4: not valid XML" in r.output
+
+
+def _forms(home, tmp_path, *args):
+    tree = shutil.copytree(FIXTURES / "forms", tmp_path / "forms")  # outside git: dated by headers only
+    r = _run(home, str(tree), "--json", *args)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.output)
+
+
+def test_ranges_become_the_ids_of_the_edition_cited_against(home, tmp_path):
+    data = _forms(home, tmp_path)
+
+    def spanned(file, line):
+        return [c["rule"] for c in data["citations"] if (c["file"], c["line"]) == (file, line) and c.get("range")]
+
+    assert spanned("python/test_keywords.py", 15) == ["510.1", "510.2", "510.3"]
+    assert spanned("typescript/Rules.tsx", 21) == [f"702.{n}" for n in range(170, 177)]
+    assert spanned("python/test_keywords.py", 20) == ["500", "501", "502"]
+    assert spanned("python/test_keywords.py", 21) == ["119.9", "119.10"]
+    assert spanned("rust/src/keywords.rs", 13) == ["101", "102", "103", "104"]
+    assert spanned("go/rules_test.go", 7) == ["405.1", "405.2", "405.3", "405.4", "405.5", "405.6"]
+    assert {c["range"] for c in data["citations"] if c["line"] == 21 and c["file"] == "typescript/Rules.tsx"} == {
+        "702.170-702.176"
+    }
+
+
+def test_a_range_newer_than_the_edition_keeps_its_ends(home, tmp_path):
+    data = _forms(home, tmp_path, "--against", "20150123")
+    rows = [(c["rule"], c["status"]) for c in data["citations"] if c.get("range") == "702.170-702.176"]
+    assert rows == [("702.170", "orphan"), ("702.176", "orphan")]
+
+
+def test_a_group_range_is_one_label_that_covers_nothing(home, tmp_path):
+    data = _forms(home, tmp_path)
+    labels = [c for c in data["citations"] if c["kind"] == "label"]
+    assert [(c["file"], c["test"], c["range"]) for c in labels] == [
+        ("java/src/test/java/forms/PartTwoTest.java", "PartTwoTest", "702.21-702.37"),
+        ("kotlin/CombatSpec.kt", "CombatSpec.Rules 506-511", "506-511"),
+        ("python/test_keywords.py", "python/test_keywords.py::TestPartTwo", "702.21-702.37"),
+        ("typescript/Rules.tsx", "Part 2 (Rules 702.21-702.37)", "702.21-702.37"),
+    ]
+    assert labels[0]["span"] == [f"702.{n}" for n in range(21, 38)]
+    cov = data["coverage"]
+    assert "702.21" not in cov["clauses"] and "702.22" not in cov["clauses"]
+    per_test = cov["citations_per_test"]
+    assert per_test['Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"'] == 2 + 7  # 702.21b, c; 702.170-176
+    assert per_test["python/test_keywords.py::TestPartTwo::test_ward_counters"] == 1  # 702.21a, not the label
+
+
+def test_embedded_copies_in_json_and_text(home, tmp_path):
+    data = _forms(home, tmp_path)
+    assert data["embedded"] == [{"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14",
+                                 "lines": 32}]  # fmt: skip
+    r = _run(home, str(tmp_path / "forms"))
+    assert "python/cr_copy.py: embedded copy of the rules (edition 20251114, 32 lines), not scanned" in r.output
+
+
+def test_coverage_leaves_out_mismatched_and_orphan_citations(home, tmp_path):
+    tree = shutil.copytree(FIXTURES / "staleness", tmp_path / "staleness")
+    data = json.loads(_run(home, str(tree), "--against", "20150123", "--json").output)
+    assert [c["status"] for c in data["citations"]] == ["ok", "mismatch", "mismatch"]
+    clauses = data["coverage"]["clauses"]
+    assert clauses["702.90a"]["tests"] == ["test_battle_cry.py::test_battle_cry_pumps_other_attackers"]
+    assert "702.91a" not in clauses

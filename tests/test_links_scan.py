@@ -196,12 +196,16 @@ def _rows(citations):
     return [(c.file, c.line, c.test, c.rule, c.kind) for c in citations]
 
 
+def _not_forms(rows):
+    return [r for r in rows if not r[0].startswith("forms/")]  # the forms tree has its own test below
+
+
 def test_scan_finds_exactly_the_expected_citations():
-    assert _rows(scan([str(FIXTURES)])) == EXPECTED
+    assert _not_forms(_rows(scan([str(FIXTURES)]))) == EXPECTED
 
 
 def test_code_expressions_and_data_are_not_citations():
-    rules = {c.rule for c in scan([str(FIXTURES)])}
+    rules = {c.rule for c in scan([str(FIXTURES)]) if not c.file.startswith("forms/")}
     # assertEquals(290.2, ...), {"k": 601.2}, val top = 405.1, const v = 509.2, x / 117.4, | 100.5 |, 3.14, 1000.1
     for number in ("290.2", "601.2", "405.1", "509.2", "117.4", "100.5", "301.5", "1000.1"):
         assert number not in rules, number
@@ -211,7 +215,7 @@ def test_code_expressions_and_data_are_not_citations():
 
 
 def test_test_ids_follow_each_language_convention():
-    ids = {t.id for t in scan_tree([str(FIXTURES)]).tests}
+    ids = {t.id for t in scan_tree([str(FIXTURES)]).tests if not t.file.startswith("forms/")}
     assert "python/tests/test_combat.py::TestTrample::test_marker" in ids  # pytest node id
     assert "BattleCryTest#testTimestamps" in ids  # Java Class#method
     assert "StackTest#see rule 405 for the stack" in ids  # Kotlin backtick name
@@ -498,3 +502,157 @@ def test_kotest_specs_name_their_tests_with_strings(tmp_path):
         ("CombatSpec.kt", 10, "Strings#CR 704.5a zero life loses", "704.5a", "test"),
         ("CombatSpec.kt", 14, "", "100.1", "code"),
     ]
+
+
+# --- the forms tree: ranges, elided lists, rules-site anchors, JSX text, edition headers, labels, copies ---
+
+FORMS = FIXTURES / "forms"
+# (file, line, test, rule, range_to, kind, scope): every citation of the forms tree, reviewed by hand.
+FORMS_EXPECTED = [
+    ("go/rules_test.go", 7, "TestStack", "405.1", "405.6", "test", "test"),  # rules 405.1-405.6
+    ("go/rules_test.go", 9, "TestStack", "608.2b", "", "test", "test"),  # 608.2b, c, and d
+    ("go/rules_test.go", 9, "TestStack", "608.2c", "", "test", "test"),
+    ("go/rules_test.go", 9, "TestStack", "608.2d", "", "test", "test"),
+    ("go/rules_test.go", 10, "TestStack", "400.7d", "", "test", "test"),  # not "400.7d, a permanent" -> a
+    ("go/rules_test.go", 10, "TestStack", "104.2b", "", "test", "test"),  # not "104.2b, e.g." -> e
+    ("java/src/test/java/forms/PartTwoTest.java", 4, "PartTwoTest", "702.21", "702.37", "label", "class"),
+    ("java/src/test/java/forms/PartTwoTest.java", 9, "PartTwoTest#wardCounters", "702.21a", "", "test", "test"),
+    ("java/src/test/java/forms/PartTwoTest.java", 9, "PartTwoTest#wardCounters", "702.21b", "", "test", "test"),
+    ("java/src/test/java/forms/PartTwoTest.java", 10, "PartTwoTest#wardCounters", "506", "511", "test", "test"),
+    ("java/src/test/java/forms/PartTwoTest.java", 15, "PartTwoTest#lifeTotals", "119.9", "119.10", "test", "test"),
+    ("kotlin/CombatSpec.kt", 3, "CombatSpec.Rules 506-511", "506", "511", "label", "class"),
+    ("kotlin/CombatSpec.kt", 4, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1c", "", "test", "test"),
+    ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1b", "", "test", "test"),
+    ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1c", "", "test", "test"),
+    ("python/test_keywords.py", 8, "python/test_keywords.py::TestPartTwo", "702.21", "702.37", "label", "class"),
+    ("python/test_keywords.py", 11, "python/test_keywords.py::TestPartTwo::test_ward_counters", "702.21a", "", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "510.1", "510.3", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3a", "", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3b", "", "test",
+     "test"),
+    ("python/test_keywords.py", 20, "python/test_keywords.py::test_turn_structure", "500", "502", "test", "test"),
+    ("python/test_keywords.py", 21, "python/test_keywords.py::test_turn_structure", "119.9", "119.10", "test", "test"),
+    ("rust/src/keywords.rs", 3, "", "702.10a", "", "code", "code"),  # a quoted rule line
+    ("rust/src/keywords.rs", 5, "", "702.10", "", "code", "code"),  # <…/magic-rules/#R70210>
+    ("rust/src/keywords.rs", 8, "", "702.9", "", "code", "code"),  # [CR 702.9](…#R7029) is one citation
+    ("rust/src/keywords.rs", 13, "tests::starting_the_game", "101", "104", "test", "test"),
+    ("rust/src/keywords.rs", 16, "tests::starting_the_game", "103", "", "test", "test"),  # #R103: a whole rule
+    ("typescript/Rules.tsx", 12, "", "702.19b", "", "code", "code"),  # <p>See rule 702.19b …</p>
+    ("typescript/Rules.tsx", 13, "", "702.102b", "", "code", "code"),  # href="…#R702102b"
+    ("typescript/Rules.tsx", 18, "Part 2 (Rules 702.21-702.37)", "702.21", "702.37", "label", "class"),
+    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21b", "",
+     "test", "test"),
+    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21c", "",
+     "test", "test"),
+    ("typescript/Rules.tsx", 21, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.170",
+     "702.176", "test", "test"),  # JSX text inside a test
+]  # fmt: skip
+
+
+def test_forms_tree_finds_exactly_the_expected_citations():
+    found = scan_tree([str(FORMS)])
+    rows = [(c.file, c.line, c.test, c.rule, c.range_to, c.kind, c.scope) for c in found.citations]
+    assert rows == FORMS_EXPECTED
+    assert "601.2" not in {c.rule for c in found.citations}  # cap<number>(601.2) is code, not JSX text
+
+
+def test_an_embedded_copy_of_the_rules_is_reported_once_and_not_scanned():
+    found = scan_tree([str(FORMS)])
+    assert found.embedded == [{"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14",
+                               "lines": 32}]  # fmt: skip
+    assert not [c for c in found.citations if c.file == "python/cr_copy.py"]
+    assert found.files == 7
+
+
+def test_a_file_quoting_a_few_rules_is_not_a_copy(tmp_path):
+    head = 'CR_HEAD = "These rules are effective as of May 1, 2020."\n'
+    quoted = "".join(f"# 100.{i}. A quoted rule line.\n" for i in range(1, 10))
+    (tmp_path / "test_parser.py").write_text(head + quoted + "\n\ndef test_a():\n    # CR 509.1c\n    pass\n")
+    found = scan_tree([str(tmp_path)])
+    assert found.embedded == []
+    assert [c.rule for c in found.citations if c.test] == ["509.1c"]
+    assert forms.embedded_copy(head + quoted + "# 100.10. One more.\n")["effective"] == "2020-05-01"
+    # Without the effective-date line, a copy needs most of its lines to begin with an id.
+    lines = "".join(f'    "702.{i}a Some rule text.",\n' for i in range(1, 30))
+    assert forms.embedded_copy("RULES = [\n" + lines + "]\n")["edition"] is None
+    assert forms.embedded_copy("x = 1\n" * 40 + lines) is None
+
+
+def test_edition_headers_date_every_citation_of_their_file():
+    by = {(c.file, c.rule): c for c in scan_tree([str(FORMS)]).citations}
+    for file, rule in [("python/test_keywords.py", "702.21a"), ("typescript/Rules.tsx", "702.21b"),
+                       ("rust/src/keywords.rs", "702.9"), ("java/src/test/java/forms/PartTwoTest.java", "119.9"),
+                       ("kotlin/CombatSpec.kt", "509.1b")]:  # fmt: skip
+        assert (by[(file, rule)].written, by[(file, rule)].written_from) == ("2025-11-14", "file"), file
+    assert by[("go/rules_test.go", "608.2b")].written == ""  # no header
+
+
+@pytest.mark.parametrize(
+    ("text", "found"),
+    [
+        ("Rules 702.170-702.176", [("702.170", "702.176")]),
+        ("Rule 506-511", [("506", "511")]),
+        ("Rules 101-104", [("101", "104")]),
+        ("119.9–10", [("119.9", "119.10")]),
+        ("702.21–702.37", [("702.21", "702.37")]),
+        ("rules 509.1-3", [("509.1", "509.3")]),
+        ("601.2e-601.3b", [("601.2e", "601.3b")]),  # across clauses: the version says what lies between
+        ("601.2e–g", [("601.2e", ""), ("601.2f", ""), ("601.2g", "")]),  # letters need no version
+        ("702.37-702.21", [("702.37", ""), ("702.21", "")]),  # backwards: two citations
+        ("509.1c – 702.19b", [("509.1c", ""), ("702.19b", "")]),  # another section: two citations
+        ("510.1 - 2 damage", [("510.1", "")]),  # a spaced number is not an elided end
+        ("100.1-2019", [("100.1", "")]),
+        ("CR 117-118", [("117", "118")]),
+        ("608.3a and b", [("608.3a", ""), ("608.3b", "")]),
+        ("702.19b, c", [("702.19b", ""), ("702.19c", "")]),
+        ("702.19b, c, and d", [("702.19b", ""), ("702.19c", ""), ("702.19d", "")]),
+        ("702.19b or c.", [("702.19b", ""), ("702.19c", "")]),
+        ("Per CR 400.7d, a permanent", [("400.7d", "")]),  # letters must rise
+        ("CR 104.2b, e.g., this", [("104.2b", "")]),
+        ("See 702.19b, c.f. 702.19c", [("702.19b", ""), ("702.19c", "")]),
+        ("https://yawgatog.com/resources/magic-rules/#R7029", [("702.9", "")]),
+        ("<https://yawgatog.com/resources/magic-rules/#R702102b>", [("702.102b", "")]),
+        ("https://yawgatog.com/resources/magic-rules/#R70210", [("702.10", "")]),
+        ("https://yawgatog.com/resources/magic-rules/#R103", [("103", "")]),
+        ("[**613.6**](https://yawgatog.com/resources/magic-rules/#R6136)", [("613.6", "")]),
+        ("#R7029 at the start, #R1000, #R702b, #R${anchor}", []),
+    ],
+)
+def test_range_list_and_anchor_forms(text, found):
+    assert [(f.rule, f.range_to) for f in forms.find_ids(text)] == found
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Based on MagicCompRules 20251114.txt", "2025-11-14"),
+        ("Reference: MagicCompRules 20251114", "2025-11-14"),
+        ("Comprehensive Rules 2025-11-14", "2025-11-14"),
+        ("https://media.wizards.com/2025/downloads/MagicCompRules%2020250606.txt", "2025-06-06"),
+        ("Comprehensive Rules (November 14, 2025)", "2025-11-14"),
+        ("written against 20231117", "2023-11-17"),
+        ("see the Comprehensive Rules for rule 509.1c", None),
+    ],
+)
+def test_edition_header_forms(text, day):
+    got = forms.explicit_written(text)
+    assert (got.isoformat() if got else None) == day
+
+
+def test_test_names_are_shown_unescaped(tmp_path):
+    (tmp_path / "esc.test.js").write_text(
+        "describe('it\\'s \\u0041 group', () => {\n  it(\"says \\\"no\\\" (CR 509.1c)\", () => {});\n});\n"
+    )
+    (tmp_path / "test_keep.py").write_text("def test_a\\u0041():\n    pass\n")  # Python names: as written
+    ids = sorted(t.id for t in scan_tree([str(tmp_path)]).tests)
+    assert ids == ["it's A group > says \"no\" (CR 509.1c)", "test_keep.py::test_a"]
+
+
+def test_jsx_text_only_in_jsx_files(tmp_path):
+    body = "export const A = () => <p>See rule 702.19b</p>;\nconst f = <T,>(x: T) => x > 1 ? 509.1 : 2;\n"
+    (tmp_path / "a.tsx").write_text(body)
+    (tmp_path / "b.ts").write_text(body)  # a .ts file has no JSX: "<p>" there is not markup
+    assert [(c.file, c.rule) for c in scan([str(tmp_path)])] == [("a.tsx", "702.19b")]

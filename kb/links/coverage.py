@@ -8,7 +8,7 @@ from kb import ruleid
 from kb.links.extract import FoundTest
 from kb.store import Store, VersionInfo
 
-_COVERING = ("ok", "stale", "mismatch")  # the id exists in the version; orphans cover nothing
+_COVERING = ("ok", "stale")  # a mis-numbered citation (mismatch) or a missing id (orphan) covers nothing
 
 
 def coverage(citations: list[dict], tests: list[FoundTest], store: Store | None = None,

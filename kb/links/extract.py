@@ -22,6 +22,9 @@ class Cite(Citation):
     written_from: str = ""  # "annotation" | "date" | "file" | "git"
     context: str = field(default="", repr=False)  # the prose around it (keywords, quotes)
     path: str = field(default="", repr=False)  # on disk, for git blame
+    range_to: str = ""  # a range "rule-range_to": the ids between are the against version's (kb.links.ranges)
+    in_range: str = ""  # after expansion: the range this citation is one id of ("702.170-702.176")
+    span: list[str] = field(default_factory=list)  # a label's ids in the against version
 
 
 @dataclass
@@ -44,6 +47,7 @@ class Scan:
     tests: list[FoundTest] = field(default_factory=list)
     files: int = 0
     skipped: list[str] = field(default_factory=list)  # "file: reason" for files found but not readable
+    embedded: list[dict] = field(default_factory=list)  # copies of the rules: {"file", "edition", "lines", ...}
 
 
 _HAS_NUMBER = re.compile(r"[1-9]\d\d")
@@ -64,13 +68,13 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     for f in every:
         if f.test:
             out.tests.append(FoundTest(f.id, src.rel, f.line, f.classname, f.name, src.language))
-    # A "written against" annotation outside every test (a file header, a class comment) dates the whole file.
+    # A "written against" or "Based on MagicCompRules DATE" outside every test (a file header, a module
+    # docstring, a class comment) dates the whole file.
     file_date = None
     for r in src.regions:
-        if r.kind == "comment" and units.owner(roots, r.start)[0] != "test":
-            file_date = forms.explicit_written(r.text)
-            if file_date:
-                break
+        if r.kind != "name" and (d := forms.explicit_written(r.text)) and units.owner(roots, r.start)[0] != "test":
+            file_date = d
+            break
 
     def emit(found: forms.Found, offset: int, region: scanner.Region, written, how) -> None:
         scope, tests = units.owner(roots, offset)
@@ -78,9 +82,15 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         ctx = scanner.prose(scanner.Region(region.kind, 0, _context(region.text, found.offset)))
         base = dict(file=src.rel, line=line, rule=found.rule, raw=found.raw.strip(), language=src.language,
                     game=found.game, written=written.isoformat() if written else "", written_from=how,
-                    context=ctx, path=src.path)  # fmt: skip
+                    context=ctx, path=src.path, range_to=found.range_to)  # fmt: skip
         if scope == "code":
             out.citations.append(Cite(test="", kind="code", scope="code", **base))
+        elif scope == "class" and found.range_to:
+            # describe("Part 2 (Rules 702.21-702.37)"): a range over a group names the group; it does not
+            # say that every test checks every clause. One label, credited to no test.
+            group = units.group_of(src, roots, offset)
+            out.citations.append(Cite(test=group, kind="label", scope="class", **base))
+            return
         for t in tests:
             out.citations.append(Cite(test=t.id, kind="test", scope=scope, **base))
 
@@ -141,6 +151,10 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
             total.skipped.append(str(exc))
             continue
         if src is None:
+            continue
+        if src.embedded is not None:
+            total.files += 1
+            total.embedded.append({"file": rel, **src.embedded})
             continue
         one = scan_source(src, game)
         total.files += 1

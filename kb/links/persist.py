@@ -32,7 +32,7 @@ def save(store: Store, result: dict) -> int:
     store.conn.executemany(
         "INSERT INTO link_citations VALUES(?,?,?,?)",
         [(run, c.get("game") or result.get("game", "mtg"), c["rule"], json.dumps(c, ensure_ascii=False))
-         for c in result["citations"]],
+         for c in result["citations"] if c.get("kind") != "label"],  # a group's label cites no clause
     )  # fmt: skip
     store.commit()
     return run

@@ -10,6 +10,7 @@ from kb.links import gitdates
 from kb.links import junit as junitxml
 from kb.links.coverage import coverage
 from kb.links.extract import Cite, scan_tree
+from kb.links.ranges import Ids, expand
 from kb.links.resolve import Resolver
 from kb.store import Store
 
@@ -26,11 +27,31 @@ def _date_by_git(cites: list[Cite]) -> None:
 
 
 def _row(c: Cite) -> dict:
-    return {
+    row = {
         "file": c.file, "line": c.line, "test": c.test, "rule": c.rule, "raw": c.raw, "kind": c.kind,
         "scope": c.scope, "language": c.language, "game": c.game,
         "written": c.written or None, "written_from": c.written_from or None,
     }  # fmt: skip
+    if c.in_range:
+        row["range"] = c.in_range
+    if c.kind == "label":
+        row["span"] = c.span
+    return row
+
+
+def _expand_ranges(store: Store, cites: list[Cite], resolver_for) -> list[Cite]:
+    """Ranges become the ids they span in the version each is resolved against (one ``Ids`` per game)."""
+    if not any(c.range_to for c in cites):
+        return cites
+    memo: dict[str, Ids | None] = {}
+
+    def ids_of(g: str) -> Ids | None:
+        if g not in memo:
+            r = resolver_for(g)
+            memo[g] = Ids(n.rule for n in store.nodes(r.against)) if r is not None else None
+        return memo[g]
+
+    return expand(cites, ids_of)
 
 
 def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | None = None, junit: list[str] = (),
@@ -42,6 +63,16 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         _date_by_git(found.citations)
     main = Resolver(store, game, against)
     resolvers: dict[str, Resolver | None] = {game: main}
+
+    def resolver_for(g: str) -> Resolver | None:
+        if g not in resolvers:
+            try:
+                resolvers[g] = Resolver(store, g, None)
+            except NotFound:
+                resolvers[g] = None
+        return resolvers[g]
+
+    found.citations = _expand_ranges(store, found.citations, resolver_for)
     siblings: dict[tuple[str, int], list[str]] = {}
     for c in found.citations:
         siblings.setdefault((c.file, c.line), []).append(c.rule)
@@ -50,12 +81,7 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
     memo: dict[tuple, dict] = {}
     for c in found.citations:
         row = _row(c)
-        if c.game not in resolvers:
-            try:
-                resolvers[c.game] = Resolver(store, c.game, None)
-            except NotFound:
-                resolvers[c.game] = None
-        resolver = resolvers[c.game]
+        resolver = resolver_for(c.game)
         if resolver is None:
             row.update(status="orphan", valid_from=None, valid_to=None, suggest=[],
                        note=f"no versions of {c.game} in the knowledge base", written_version=None)  # fmt: skip
@@ -76,6 +102,8 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
     }  # fmt: skip
     if main.note:
         data["note"] = main.note
+    if found.embedded:
+        data["embedded"] = found.embedded
     if found.skipped:
         data["skipped"] = found.skipped
         for why in found.skipped:

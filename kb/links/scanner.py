@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 from kb.errors import InputError
+from kb.links.forms import embedded_copy
 
 LANGUAGES = {
     ".py": "python", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".cs": "csharp", ".rs": "rust",
@@ -34,6 +35,9 @@ _LEXERS = {
     "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
     "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
 }
+# JSX text between tags (<p>See rule 702.19b</p>): after a ">" that is not an arrow, up to a tag or an
+# expression; it must start like prose (a generic's "<T>(x" or "Map<K, V> =" starts with a symbol).
+_JSX_TEXT = re.compile(r"(?<![=\-])>(\s*[A-Za-z0-9][^<>{}]*)(?=<[/A-Za-z]|\{)")
 _STRIP_STRING = re.compile(r"^[rRbBuUfF$@]{0,2}(?:\"\"\"|'''|\"|'|`|r#*\")|(?:\"\"\"|'''|\"#*|'|`)$")
 _STRIP_COMMENT = re.compile(r"^\s*(?://+|/\*+|#)|\*+/\s*$")
 
@@ -59,6 +63,7 @@ class SourceFile:
     regions: list[Region] = field(default_factory=list)
     _line_starts: list[int] = field(default_factory=list, repr=False)
     starts: dict[int, Region] | None = field(default=None, repr=False)  # region by offset, built on demand
+    embedded: dict | None = None  # a copy of the rules (forms.embedded_copy): reported, not scanned
 
     def line_of(self, offset: int) -> int:
         """1-based line number of an offset."""
@@ -96,19 +101,27 @@ def lex(src: SourceFile) -> SourceFile:
         pos = m.end()
     pieces.append(src.text[pos:])
     src.code = "".join(pieces)
+    if src.path.endswith(("x", "X")) and src.language in ("typescript", "javascript"):  # .tsx, .jsx
+        _jsx_text(src)
     return src
+
+
+def _jsx_text(src: SourceFile) -> None:
+    """Add the text nodes of JSX markup as prose regions (found in the code, so strings stay strings)."""
+    extra = [Region("text", m.start(1), src.text[m.start(1) : m.end(1)]) for m in _JSX_TEXT.finditer(src.code)]
+    if extra:
+        src.regions = sorted(src.regions + extra, key=lambda r: r.start)
 
 
 def prose(region: Region) -> str:
     """A region's text without its delimiters (quotes, comment markers)."""
+    if region.kind == "text":
+        return region.text.strip()
     return (_STRIP_COMMENT if region.kind == "comment" else _STRIP_STRING).sub("", region.text)
 
 
-def read_source(path: str, rel: str) -> SourceFile | None:
-    """Decode one file (UTF-8, BOM dropped, bad bytes replaced); None if not a scanned language."""
-    language = language_of(path)
-    if language is None:
-        return None
+def read_text(path: str) -> str | None:
+    """A file's text (UTF-8, BOM dropped, bad bytes replaced, newlines made \\n); None for binaries and bundles."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
@@ -116,7 +129,20 @@ def read_source(path: str, rel: str) -> SourceFile | None:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if len(data) > MAX_BYTES or b"\0" in data[:4096]:
         return None  # generated bundles and binaries hold no hand-written citations
-    text = data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    return data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+
+
+def read_source(path: str, rel: str) -> SourceFile | None:
+    """Decode and lex one file; None if not a scanned language (or a binary)."""
+    language = language_of(path)
+    if language is None:
+        return None
+    text = read_text(path)
+    if text is None:
+        return None
+    copy = embedded_copy(text)
+    if copy is not None:
+        return SourceFile(path, rel, language, text, embedded=copy)  # a copy of the rules cites nothing
     return lex(SourceFile(path, rel, language, text))
 
 

