@@ -84,7 +84,7 @@ def test_user_errors_are_one_line(home):
 
 
 def _forms(home, tmp_path, *args):
-    tree = shutil.copytree(FIXTURES / "forms", tmp_path / "forms")  # outside git: dated by headers only
+    tree = shutil.copytree(FIXTURES.parent / "forms", tmp_path / "forms")  # outside git: dated by headers only
     r = _run(home, str(tree), "--json", *args)
     assert r.exit_code == 0, r.output
     return json.loads(r.output)

@@ -506,7 +506,7 @@ def test_kotest_specs_name_their_tests_with_strings(tmp_path):
 
 # --- the forms tree: ranges, elided lists, rules-site anchors, JSX text, edition headers, labels, copies ---
 
-FORMS = FIXTURES / "forms"
+FORMS = FIXTURES.parent / "forms"
 # (file, line, test, rule, range_to, kind, scope): every citation of the forms tree, reviewed by hand.
 FORMS_EXPECTED = [
     ("go/rules_test.go", 7, "TestStack", "405.1", "405.6", "test", "test"),  # rules 405.1-405.6
