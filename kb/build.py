@@ -170,16 +170,15 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     return report
 
 
-def derive(store: Store, progress: Progress | None = None, *, lineage: bool = True) -> dict:
+def derive(store: Store, progress: Progress | None = None) -> dict:
     """What the store derives from its texts: dates of undated versions, the English edition each
     translation renders, the lineage of every clause across editions, and each translation's
     alignment with its edition."""
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
-    if lineage:
-        stats["lineage"] = history.build_lineage(store, progress)
-        stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
+    stats["lineage"] = history.build_lineage(store, progress)
+    stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
     return stats
 

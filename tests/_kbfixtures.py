@@ -66,7 +66,7 @@ def english(*dates: str) -> list[Path]:
     return [CR_EN / f"MagicCompRules_{d}.txt" for d in dates]
 
 
-def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
+def build_store(paths: Iterable[Path], dest: Path):
     """A writable store holding the parsed files (then dates placed and lineage built, as a build does)."""
     from ingest import parse_file
     from kb.build import derive
@@ -78,18 +78,18 @@ def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
     for p in paths:
         result = parse_file(str(p))
         store.add(result, path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
-    derive(store, lineage=lineage)
+    derive(store)
     store.commit()
     return store
 
 
 @functools.cache
-def store_of(*dates: str, japanese: bool = False, lineage: bool = True, today: bool = False):
+def store_of(*dates: str, japanese: bool = False, today: bool = False):
     """A cached store of the given English editions (all when none), optionally with the Japanese texts
     (``today``: the whole 和訳 20260116.0 instead of its head piece)."""
     paths = english(*dates) + (list(TODAY_JAPANESE if today else JAPANESE) if japanese else [])
-    name = hashlib.sha1(repr((dates, japanese, lineage, today)).encode()).hexdigest()[:10]
-    return build_store(paths, _tmp / f"{name}.sqlite", lineage=lineage)
+    name = hashlib.sha1(repr((dates, japanese, today)).encode()).hexdigest()[:10]
+    return build_store(paths, _tmp / f"{name}.sqlite")
 
 
 def full_store():

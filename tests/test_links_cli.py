@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 def home(tmp_path_factory) -> str:
     root = tmp_path_factory.mktemp("home")
     with Home(root).new_generation() as gen:
-        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE, lineage=False).close()
+        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE).close()
     return str(root)
 
 
