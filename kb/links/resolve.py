@@ -14,13 +14,12 @@ from dataclasses import dataclass
 from datetime import date
 
 from kb import editorial, order, ruleid
-from kb.history import successor, valid_window
 from kb.errors import NotFound
+from kb.history import successor, valid_window
 from kb.links import evidence, forms
 from kb.links.clauses import View, norm
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
-
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
 # A keyword written as a verb ("to absorb", "can absorb") is not the ability.
