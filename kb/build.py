@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest import parse_data
+import ingest
 from ingest.common import Hints
 from kb import align, editions, history, index, order, semantic
 from kb.errors import InputError, StoreError
@@ -153,7 +153,7 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     options = json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
     if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
-    result = parse_data(data, hints)
+    result = ingest.parse_data(data, hints)
     del data
     if result.errors:
         first = result.errors[0]

@@ -83,6 +83,16 @@ def test_user_errors_are_one_line(home):
     assert "broken.xml:4: not valid XML" in r.output
 
 
+def test_skipped_files_are_warned_of_on_stderr_and_listed_in_json(home, tmp_path):
+    tree = shutil.copytree(FIXTURES / "go", tmp_path / "go")
+    (tree / "gone_test.go").symlink_to(tmp_path / "nowhere.go")  # a dangling symlink: cannot be read
+    r = CliRunner().invoke(cli, ["--home", home, "link", str(tree), "--json", "--no-git"])
+    assert r.exit_code == 0, r.output
+    why = f"{tree / 'gone_test.go'}: cannot read: No such file or directory"
+    assert json.loads(r.stdout)["skipped"] == [why]  # stdout stays pure JSON
+    assert r.stderr == f"rulekb: warning: {why} (skipped)\n"
+
+
 def _forms(home, tmp_path, *args):
     tree = shutil.copytree(FIXTURES.parent / "forms", tmp_path / "forms")  # outside git: dated by headers only
     r = _run(home, str(tree), "--json", *args)
