@@ -25,11 +25,9 @@ from ingest.common import Hints
 from kb import align, editions, history, index, order, semantic
 from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
-from kb.model import PROVENANCES
+from kb.model import PROVENANCES, Progress
 from kb.store import Store
 from kb.textio import read_input
-
-Progress = Callable[[int, int, str], None]
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 

@@ -147,7 +147,7 @@ def _rule_arg(raw: str) -> str:
 @handles_errors
 def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, label: str | None, as_json: bool) -> None:
     """Show one rule or clause with its examples, references, parent and children."""
-    from kb.views import clause_view
+    from kb.clause import clause_view
 
     store = _store(ctx)
     rule = _rule_arg(rule)

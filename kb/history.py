@@ -8,12 +8,12 @@ to its creation and forward to its removal or the newest edition: a handful of i
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from kb import diffparts, editions, editorial
 from kb.diff import diff_items, forced_for, load_forced, load_items
 from kb.errors import NotFound, StoreError
+from kb.model import Progress
 from kb.store import Store, VersionInfo
 
 LINEAGE_SCHEMA = """
@@ -24,9 +24,6 @@ CREATE TABLE IF NOT EXISTS lineage(
 CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
 CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
 """
-
-Progress = Callable[[int, int, str], None] | None
-
 
 def _chains(store: Store) -> list[list[VersionInfo]]:
     """Versions of each game/language, oldest first (the order lineage links follow).
@@ -51,7 +48,7 @@ def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], s
     ]  # fmt: skip
 
 
-def build_lineage(store: Store, progress: Progress = None) -> dict:
+def build_lineage(store: Store, progress: Progress | None = None) -> dict:
     """Diff every adjacent pair of versions once and store the links; returns counts."""
     store.conn.executescript(LINEAGE_SCHEMA)
     if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:

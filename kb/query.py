@@ -24,7 +24,7 @@ from kb.analysis import (
     fold_kana,
     is_kana_only,
     kanji_numerals,
-    normalize,
+    normalize_mapped,
     title_key,
     to_katakana,
     words,
@@ -131,9 +131,9 @@ class QueryBuilder:
         qwords = [w for w in qwords if w.key not in _ASKING] or qwords
         qkeys = [w.key for w in qwords]
         tkeys = qkeys
-        norm = normalize(text)[0]
+        norm = normalize_mapped(text)[0]
         lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
-        lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
+        lits |= {normalize_mapped(text[w.start : w.end])[0] for w in qwords}
         native: list[View] = []
         translated: list[View] = []
         older: list[View] = []
@@ -151,13 +151,13 @@ class QueryBuilder:
             rewrites = self.thesaurus.rewrite(qkeys)
             for alt, dsts in _rewritten(qwords, rewrites, lambda t: words(t, self.vocab)):
                 native.append((self._units(alt), 0.9))
-                lits.update(normalize(d)[0] for d in dsts)
+                lits.update(normalize_mapped(d)[0] for d in dsts)
             # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
             for alt, dsts in _rewritten(
                 qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)
             ):
                 older.append((self._units(alt), 0.8))
-                lits.update(normalize(d)[0] for d in dsts)
+                lits.update(normalize_mapped(d)[0] for d in dsts)
         en = en_terms(text)[:MAX_UNITS]
         renamed: list[View] = []
         if en:
@@ -179,7 +179,7 @@ class QueryBuilder:
                 lits.update(term.lower().split())
             for term in self.thesaurus.to_japanese(text):
                 translated.append((self._units(words(term, self.vocab)), 0.6))
-                lits.add(normalize(term)[0])
+                lits.add(normalize_mapped(term)[0])
         for rule in _RULE_IN_TEXT.findall(norm):
             native.append(([Term("rule", rule, boost=20.0)], 1.0))
         native = [(u, b) for u, b in native if u]
@@ -229,7 +229,7 @@ class QueryBuilder:
         keys = [w.key for w in words(phrase, self.vocab) if HAS_JA.search(w.key)]
         if keys:
             alts.append(Phrase("ja", keys, slop=1) if len(keys) > 1 else Term("ja", keys[0]))
-        latin = re.findall(r"[a-z0-9']+", normalize(phrase)[0])
+        latin = re.findall(r"[a-z0-9']+", normalize_mapped(phrase)[0])
         if latin and not keys:
             alts.append(Phrase("ew", latin) if len(latin) > 1 else Term("ew", latin[0]))
         if not alts:
