@@ -14,17 +14,15 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CR_EN = SHARED / "corpora" / "cr-en"
-CR_JA_HEAD = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt"
-SEEDS = SHARED / "seeds"
+from tests.helpers import CR_EN, CR_JA, SEEDS
+
+CR_JA_HEAD = CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt"
 VIEWER_509 = SEEDS / "000_69c867f839c48ea8.txt"
 VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
 WIKI_QUOTE = SEEDS / "002_52ff311794a719e8.txt"
 LEGACY_55 = SEEDS / "004_141578bca00711b0.txt"
 JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
-CR_JA_FULL = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0.txt"
+CR_JA_FULL = CR_JA / "JP_CR_20260116.0.txt"
 TODAY_JAPANESE = (CR_JA_FULL, VIEWER_509, VIEWER_510, WIKI_QUOTE, LEGACY_55)
 
 _tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))

@@ -7,7 +7,7 @@ import pytest
 from kb.align import align
 from tests._kbfixtures import full_store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")

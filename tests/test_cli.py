@@ -15,7 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import CR_EN, ROOT, rulekb, rulekb_json
+from tests.helpers import CORPUS, CR_EN, ROOT, rulekb, rulekb_json
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 VIEWER_HEAD = "総合ルールビューア\n5. ターンの構造\n509. ブロック・クリーチャー指定ステップ\n"
 
@@ -178,7 +180,7 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
 
 
 def test_same_file_with_other_overrides_is_another_document(home):
-    seed = ROOT / "corpus" / "003_1192bed475bff8cb.txt"
+    seed = CORPUS / "003_1192bed475bff8cb.txt"
     proc = rulekb("ingest", seed, "--version", "20240101.0", home=home)
     assert proc.returncode == 0 and "mtg/ja/20240101.0" in proc.stdout, proc.stdout + proc.stderr
     again = rulekb("ingest", seed, "--version", "20240101.0", home=home)

@@ -8,7 +8,10 @@ from kb import diffparts, matcher
 from kb.diff import diff_items, diff_versions, forced_for, load_forced
 from kb.errors import InputError, NotFound
 from kb.model import Reference
-from tests._kbfixtures import SEEDS, WIKI_QUOTE, build_store, store_of
+from tests._kbfixtures import WIKI_QUOTE, build_store, store_of
+from tests.helpers import SEEDS
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def item(rule: str, text: str = "", title: str = "", refs: tuple[str, ...] = (), pos: int = 0) -> diffparts.Item:

@@ -9,7 +9,7 @@ from kb.errors import NotFound, StoreError
 from kb.store import Store
 from tests._kbfixtures import full_store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")

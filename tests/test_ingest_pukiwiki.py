@@ -8,10 +8,13 @@ import ingest
 from ingest import pukiwiki
 from ingest.common import Hints
 from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CORPUS
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "corpus" / "001_7d107e230c311bb9.txt"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pukiwiki"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+SEED = CORPUS / "001_7d107e230c311bb9.txt"
+FIXTURES = helpers.FIXTURES / "pukiwiki"
 
 
 def parse(path: Path, **hints):
@@ -115,11 +118,11 @@ def test_title_hint_path_without_heading():
 @pytest.mark.parametrize("seed", ["000_69c867f839c48ea8.txt", "002_52ff311794a719e8.txt", "003_1192bed475bff8cb.txt",
                                   "004_141578bca00711b0.txt"])  # fmt: skip
 def test_sniff_refuses_other_seeds(seed):
-    assert pukiwiki.sniff(read_text(str(ROOT / "corpus" / seed)).text, seed) == 0.0
+    assert pukiwiki.sniff(read_text(str(CORPUS / seed)).text, seed) == 0.0
 
 
 def test_sniff_refuses_rules_texts_and_mediawiki_source():
-    shared = ROOT.parent / "shared" / "corpora"
+    shared = helpers.CORPORA
     for path in [shared / "cr-en" / "MagicCompRules_2026-01-16.txt", *sorted((shared / "cr-ja").glob("*.txt")),
                  *sorted((shared / "dm-rules").glob("*"))]:  # fmt: skip
         assert pukiwiki.sniff(read_text(str(path)).text, path.name) == 0.0, path.name

@@ -8,10 +8,12 @@ import ingest
 from ingest import viewer
 from ingest.common import Hints
 from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CORPUS
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "corpus"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "viewer"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+FIXTURES = helpers.FIXTURES / "viewer"
 SEED_509 = CORPUS / "000_69c867f839c48ea8.txt"
 SEED_510 = CORPUS / "003_1192bed475bff8cb.txt"
 
@@ -163,7 +165,7 @@ def test_sniff_refuses_other_seeds(seed):
 
 
 def test_sniff_refuses_english_and_official_japanese():
-    shared = ROOT.parent / "shared" / "corpora"
+    shared = helpers.CORPORA
     for path in [shared / "cr-en" / "MagicCompRules_2003-07-01.txt", shared / "cr-en" / "MagicCompRules_2026-01-16.txt",
                  *sorted((shared / "cr-ja").glob("*.txt")), *sorted((shared / "dm-rules").glob("*"))]:
         assert viewer.sniff(read_text(str(path)).text, path.name) == 0.0, path.name

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kb import order
+from tests import helpers
 from tests._kbfixtures import LEGACY_55, build_store, full_store
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 @pytest.mark.slow
@@ -53,7 +54,7 @@ def test_no_estimate_when_no_held_edition_matches(tmp_path):
     from kb.order import estimate, place_undated
     from kb.store import Store
 
-    root = Path(__file__).resolve().parents[1]
+    root = helpers.ROOT
     st = Store.create(str(tmp_path / "kb.sqlite"))
     for path in (root / "corpus" / "004_141578bca00711b0.txt", root.parent / "shared/corpora/cr-en/MagicCompRules_2026-01-16.txt"):
         st.add(parse_file(str(path)), path=str(path), sha256=path.name)

@@ -15,7 +15,7 @@ from kb.store import Store
 from tests._kbfixtures import home_of, today_store
 from web import create_app
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
