@@ -8,14 +8,12 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.helpers import CORPUS, CR_EN, ROOT, rulekb, rulekb_json
+from tests.helpers import CORPUS, CR_EN, rulekb, rulekb_json, rulekb_process
 
 pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
@@ -155,11 +153,7 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
     (corpus / "manifest.toml").write_text("\n".join(entries))
     before = snapshot(home)
     versions_before = rulekb("versions", "--json", home=home).stdout
-    env = dict(os.environ, RULEKB_HOME=str(home))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from kb.cli import main; main()", "build", "--corpus", str(corpus)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = rulekb_process("build", "--corpus", corpus, home=home)  # a real process, to be killed
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
