@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 import ingest
-from ingest import cr_en
 from ingest.common import Hints
 from kb.textio import read_text
 from tests import helpers
@@ -274,16 +273,6 @@ def test_clauses_of_a_rule_whose_heading_is_missing_keep_their_ids():
     result = ingest.parse_text(text, Hints(format="cr-en", path="rules_2020-01-01.txt"))
     assert not result.errors and not result.warnings
     assert [(n.rule, n.parent) for n in result.versions[0].nodes][-2:] == [("101.1", "1"), ("101.2", "1")]
-
-
-def test_sniff(modern):
-    text = modern.read_text(encoding="utf-8")
-    assert cr_en.sniff(text, modern.name) >= 0.9
-    assert cr_en.sniff(text.replace("Comprehensive Rules", "Rules"), "x.txt") == pytest.approx(0.6)
-    ja = read_text(str(CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt")).text
-    assert cr_en.sniff(ja, "JP_CR_20260116.0.txt") == 0.0
-    assert cr_en.sniff("Comprehensive Rules\n\nno clauses here at all\n", "x.txt") == 0.0
-    assert ingest.detect(text, modern.name)[0] == "cr-en"
 
 
 @pytest.mark.parametrize(

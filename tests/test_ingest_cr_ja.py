@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest import cr_ja, parse_file, parse_text
+from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 from tests import helpers
-from tests.helpers import CR_EN, CR_JA, DM_RULES
+from tests.helpers import CR_JA
 
 pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
@@ -123,15 +123,6 @@ def test_label_without_a_file_name_comes_from_the_text():
     head_text, tail_text = HEAD.read_text(encoding="utf-8"), TAIL.read_text(encoding="utf-8")
     assert parse_text(head_text, Hints(format="cr-ja")).versions[0].label == "20260116.0"  # 2026-01-16 に翻訳
     assert parse_text(tail_text, Hints(format="cr-ja")).versions[0].label == "20260116.0"  # effective date
-
-
-def test_sniff_tells_the_pieces_apart_from_other_texts():
-    assert cr_ja.sniff(HEAD.read_text(encoding="utf-8"), "") >= 0.7
-    assert cr_ja.sniff(TAIL.read_text(encoding="utf-8"), "") >= 0.7
-    dm = next((DM_RULES).glob("*.md")).read_text(encoding="utf-8")
-    assert cr_ja.sniff(dm, "") == 0.0
-    en = (CR_EN / "MagicCompRules_2015-01-23.txt").read_bytes().decode("utf-8", "replace")
-    assert cr_ja.sniff(en, "") == 0.0
 
 
 # --- small fixtures: one parsing rule each -------------------------------------------------

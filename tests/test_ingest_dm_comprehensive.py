@@ -12,7 +12,7 @@ from ingest import dm_comprehensive, parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 from tests import helpers
-from tests.helpers import CR_JA, DM_RULES
+from tests.helpers import DM_RULES
 
 pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
@@ -117,17 +117,6 @@ def test_ruleid_accepts_the_dm_introduction_ids():
     assert ruleid.parent("000.1a") == "000.1" and ruleid.parent("000.1") == "000" and ruleid.parent("000") == "0"
     assert ruleid.sort_key("0") < ruleid.sort_key("000") < ruleid.sort_key("000.1") < ruleid.sort_key("1")
     assert ruleid.parent("509.1c") == "509.1" and ruleid.parse("001") is None
-
-
-def test_sniff_and_detection(real):
-    text = REAL.read_text(encoding="utf-8")
-    assert dm_comprehensive.sniff(text, "") == 0.95
-    assert (
-        dm_comprehensive.sniff(
-            (CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt").read_text(encoding="utf-8"), ""
-        )
-        == 0.0
-    )
 
 
 # --- the fixture: one parsing rule per assertion -----------------------------------------

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ingest import legacy_ja, parse_file, parse_text
+from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 from tests import helpers
@@ -134,13 +134,6 @@ def test_last_clause_is_truncated_with_a_warning(seed):
     assert v.partial  # rules 411-609 and the glossary are missing
     assert all(n.line == 1 for n in v.nodes)
     assert v.meta["offsets"]["100.1"] < v.meta["offsets"]["410.8"]
-
-
-def test_sniff_recognises_the_seed_only():
-    text = SEED.read_text(encoding="utf-8")
-    assert legacy_ja.sniff(text, "") == 0.95
-    other = (SEEDS / "000_69c867f839c48ea8.txt").read_text(encoding="utf-8")
-    assert legacy_ja.sniff(other, "") == 0.0
 
 
 # --- fixtures: one parsing rule each ---------------------------------------------------------
