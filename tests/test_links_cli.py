@@ -85,7 +85,7 @@ def test_user_errors_are_one_line(home):
 
 def test_skipped_files_are_warned_of_on_stderr_and_listed_in_json(home, tmp_path):
     tree = shutil.copytree(FIXTURES / "go", tmp_path / "go")
-    (tree / "gone_test.go").symlink_to(tmp_path / "nowhere.go")  # a dangling symlink: cannot be read
+    (tree / "gone_test.go").symlink_to(tree / "nowhere.go")  # a dangling symlink: cannot be read
     r = CliRunner().invoke(cli, ["--home", home, "link", str(tree), "--json", "--no-git"])
     assert r.exit_code == 0, r.output
     why = f"{tree / 'gone_test.go'}: cannot read: No such file or directory"

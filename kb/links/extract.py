@@ -141,7 +141,7 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
     """Scan every source file under ``paths``."""
     total = Scan()
     named = {os.path.normpath(p) for p in paths}
-    for path, rel in scanner.walk(paths):
+    for path, rel in scanner.walk(paths, total.skipped):
         try:
             src = scanner.read_source(path, rel)
         except InputError as exc:
