@@ -695,3 +695,20 @@ def test_jsx_text_only_in_jsx_files(tmp_path):
     (tmp_path / "a.tsx").write_text(body)
     (tmp_path / "b.ts").write_text(body)  # a .ts file has no JSX: "<p>" there is not markup
     assert [(c.file, c.rule) for c in scan([str(tmp_path)])] == [("a.tsx", "702.19b")]
+
+
+def test_an_unterminated_block_comment_runs_to_the_end_of_the_file(tmp_path):
+    (tmp_path / "Stray.java").write_text("int a = 1; /* rule 509.1c\nint b = 2; /* rule 702.19b\nint c = 3;\n")
+    found = scan([str(tmp_path)])
+    assert [(c.line, c.rule, c.kind) for c in found] == [(1, "509.1c", "code"), (2, "702.19b", "code")]
+
+
+def test_a_line_with_thousands_of_citations_keeps_a_bounded_context_for_each(tmp_path):
+    cites = " ".join(f"CR {100 + i % 800}.{1 + i % 9}" for i in range(3000))
+    (tmp_path / "test_line.py").write_text(f"def test_all():\n    # {cites}\n    assert True\n")
+    found = scan([str(tmp_path)])
+    assert len(found) == len({(c.rule) for c in found}) > 700  # every distinct id of the line, once
+    assert max(len(c.context) for c in found) <= 1001
+    short = next(c for c in found if c.rule == "100.1")
+    assert short.context.strip().startswith("CR 100.1 CR 101.2")  # the start of the line is kept for the first ids
+

@@ -21,20 +21,23 @@ MAX_BYTES = 4 * 1024 * 1024
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", "bin", "obj", "dist", "out",
              "__pycache__", ".venv", "venv", ".tox", ".gradle", ".idea", ".mypy_cache", ".pytest_cache"}  # fmt: skip
 
-_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
-_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+# A block that never closes (an unterminated /*, triple quote or raw string) runs to the end of the file, as
+# a compiler reads it: matched once, not retried from every later opener (30,000 stray /* were quadratic).
+_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)"
+_TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
 _DQ = r'"(?:[^"\\\n]|\\.)*"'
 _CHAR = r"'(?:[^'\\\n]|\\[^'\n]{1,10})'"  # a char literal, not a Rust lifetime
 # One alternation per language; every match is a comment or a string literal (prose), the rest is code.
 _LEXERS = {
     "python": re.compile(rf"#[^\n]*|{_PY_STRING}"),
-    "java": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
-    "kotlin": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
-    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*"|\$?"""[\s\S]*?"""|\$?{_DQ}|{_CHAR}'),
-    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?"\1|b?{_DQ}|b?{_CHAR}'),
-    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*`|{_DQ}|{_CHAR}"),
-    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
-    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "java": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
+    "kotlin": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
+    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*(?:"|\Z)|\$?{_TRIPLE}|\$?{_DQ}|{_CHAR}'),
+    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?(?:"\1|\Z)|b?{_DQ}|b?{_CHAR}'),
+    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*(?:`|\Z)|{_DQ}|{_CHAR}"),
+    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
 }
 # JSX text between tags (<p>See rule 702.19b</p>): after a ">" that is not an arrow, up to a tag or an
 # expression; it must start like prose (a generic's "<T>(x" or "Map<K, V> =" starts with a symbol).
