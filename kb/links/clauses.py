@@ -9,6 +9,7 @@ from kb.links import evidence
 from kb.store import NodeRecord, Store, VersionInfo
 
 _TOPIC_RULE = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # keyword abilities and actions, and whole rules
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")  # card wording the rules mention, not their own words
 _GENERIC_TITLES = {"general", "glossary", "credits", "additional rules", "casting spells"}
 
 
@@ -36,6 +37,8 @@ class View:
         self._family: dict[str, str] = {}
         self._stems: dict[str, frozenset[str]] = {}
         self._whole: str | None = None
+        self._plain: str | None = None
+        self._raw: str | None = None
         self._topics: list[tuple[frozenset[str], str, str]] | None = None
 
     def own_text(self, rule: str) -> str:
@@ -78,6 +81,20 @@ class View:
         if self._whole is None:
             self._whole = " | ".join(norm(self.own_text(r)) for r in self.nodes)
         return self._whole
+
+    def states(self, quote: str) -> bool:
+        """True when the rules say ``quote`` in their own words, or define it as a phrase (“X” means …);
+        card wording they only mention in quotation marks does not count."""
+        if self._plain is None:
+            self._plain = " | ".join(norm(_QUOTED.sub(" | ", self.own_text(r))) for r in self.nodes)
+            self._raw = "\n".join(self.own_text(r) for r in self.nodes)
+        q = norm(quote)
+        if not q:
+            return False
+        if f" {q} " in f" {self._plain} ":
+            return True
+        phrase = r"\s+".join(re.escape(w) for w in quote.strip(" .,;:…").split())
+        return re.search(rf"[“\"]{phrase}[.,]?[”\"]\s+(?:means?|is|are|refers?)\b", self._raw, re.I) is not None
 
     def title_of(self, rule: str) -> str:
         """The title of the keyword rule or whole rule a clause sits under (lower case)."""

@@ -15,7 +15,7 @@ from datetime import date
 
 from kb import editorial, order, ruleid
 from kb.errors import NotFound
-from kb.links import evidence, forms
+from kb.links import copied, evidence, forms
 from kb.links.clauses import View, norm
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
@@ -37,6 +37,7 @@ _REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cr
             "spacing": "spacing"}  # fmt: skip
 # How far the line's words must favour another clause before they count against the cited one.
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
+RARE = 5.0  # idf of a word found in about 20 clauses or fewer
 
 
 def pick_lang(store: Store, game: str) -> str | None:
@@ -57,6 +58,9 @@ class Reading:
     keywords: list[str]  # keyword abilities named anywhere on the line
     near: list[str]  # ... and within 40 characters of the id
     topics: list[tuple[frozenset[str], str, str]]  # titles the words name: (stems, rule, title)
+    # False when the words are not about this one id: a range's members share the range's words, and an
+    # id inside a line copied from the rules is the rules' own cross-reference.
+    judged: bool = True
 
 
 class Resolver:
@@ -88,6 +92,7 @@ class Resolver:
         self._idf: evidence.Weights | None = None
         self._lines: tuple[str, list[str]] = ("", [])
         self._holders: dict[str, list[str]] = {}
+        self._copies: copied.Copies | None = None
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).
@@ -217,8 +222,37 @@ class Resolver:
         m = _COMMENT.match(prev)
         return prev[m.end() :] if m else ""
 
-    def read(self, cite: Cite) -> Reading:
+    def context_above(self, cite: Cite) -> str:
+        """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
         prev = self.previous_line(cite)
+        return "" if prev and forms.find_ids(prev, self.game) else prev
+
+    def copied(self, cite: Cite) -> tuple[VersionInfo, bool] | None:
+        """The newest edition (up to the against one) whose rules hold the citation's line word for word, and
+        whether the id is the copied clause's own label ("702.77b If a spell…") rather than one of its
+        cross-references ("… in rules 601.2b and 601.2f–h"). None when the line is the engine's own words."""
+        if cite.scope == "name" or not cite.context:
+            return None
+        m = _COMMENT.match(cite.context)
+        lead, words = copied.fragment(cite.context[m.end() :] if m else cite.context)
+        if not copied.enough(words):
+            prev = self.previous_line(cite)  # a wrapped javadoc line: its start is on the line above
+            words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words
+            if not copied.enough(words):
+                return None
+        if self._copies is None:
+            self._copies = copied.Copies(self.store, self.chain)
+        order = {v.id: i for i, v in enumerate(self.chain)}
+        places = [(order[vid], rule) for vid, rule in self._copies.places(self._copies.holders(words))
+                  if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)]  # fmt: skip
+        if lead == cite.rule:
+            places = [p for p in places if p[1] == cite.rule]  # a label the text never had is the engine's slip
+        if not places:
+            return None
+        return self.chain[max(places)[0]], lead == cite.rule
+
+    def read(self, cite: Cite) -> Reading:
+        prev = self.context_above(cite)
         parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
         if cite.test and cite.scope != "name":
             parts.append((evidence.test_name(cite.test), 0.8))
@@ -232,7 +266,7 @@ class Resolver:
                   and max(self.idf().of(s) for s in t[0]) >= 2.0]  # fmt: skip
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
         topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
-        return Reading(words, own, forms.quotes(cite.context), named, near, topics)
+        return Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
 
     def speaks(self, said: Reading) -> bool:
         """True when the line's own words (not its file name) say enough to tell clauses apart."""
@@ -265,16 +299,21 @@ class Resolver:
 
         A quote counts only when the rules hold it somewhere; a keyword only when the clause and its
         sub-rules never mention it."""
-        if self.node(cite.rule, version) is None:
+        if self.node(cite.rule, version) is None or not said.judged:
             return None, []
         view = self.view(version)
         family = view.family(cite.rule)
         if said.quotes:
             if any(_contained(q, family) for q in said.quotes):
                 return True, []
-            if any(norm(q) in view.whole() for q in said.quotes):
+            # A quote is evidence against the clause only as the rules' own words or a phrase they define
+            # ("Activate only as a sorcery" means …). Card wording the rules merely mention in passing ("at
+            # the beginning of your upkeep", "if it was kicked") is the engine's card text, and a quote from
+            # another id cited on the line is that id's.
+            theirs = " ".join(view.family(r) for s in siblings if s != cite.rule
+                              for r in (s, ruleid.parent(s)) if r)  # fmt: skip
+            if any(view.states(q) and not _contained(q, theirs) for q in said.quotes):
                 return False, []
-            # quoted words the rules never hold: card text or a paraphrase, no evidence either way
         if not said.keywords:
             return None, []
         own = self.title_of(cite.rule, version)
@@ -282,9 +321,35 @@ class Resolver:
             return True, []
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
         mentioned = norm(family)
-        wrong = [kw for kw in said.keywords if kw in said.near and kw not in others and kw != own
-                 and not any(f" {f} " in f" {mentioned} " for f in _inflections(kw))]  # fmt: skip
+        foreign = [kw for kw in said.keywords if kw not in others and kw != own
+                   and not any(f" {f} " in f" {mentioned} " for f in _inflections(kw))]  # fmt: skip
+        mate = self.paired(cite, siblings, version)
+        if mate is not None:  # "702.40a & 702.110b: provoke … menace": menace is 702.110b's, provoke the other's
+            wrong = [mate] if mate in foreign else []
+        else:
+            wrong = [kw for kw in foreign if kw in said.near]
         return (False, wrong) if wrong else (None, [])
+
+    def paired(self, cite: Cite, siblings: list[str], version: VersionInfo) -> str | None:
+        """The keyword the line pairs with the cited id. Ids whose own keyword the line names take theirs;
+        when as many keywords are left as ids, the k-th goes with the k-th ("702.40a & 702.110b: provoke …
+        menace", "exalted (CR 702.90), battle cry (CR 702.92)")."""
+        text = cite.context.lower()
+        at = []
+        for s in dict.fromkeys(siblings):
+            m = re.search(rf"(?<![\d.]){re.escape(s)}(?![\da-z])", text)
+            if m:
+                at.append((m.start(), s))
+        ids = [s for _, s in sorted(at)]
+        if len(ids) < 2 or cite.rule not in ids:
+            return None
+        kws = self.named(cite.context)
+        titles = {s: self.title_of(s, version) for s in ids}
+        left = [s for s in ids if titles[s] not in kws]
+        kws = [k for k in kws if k not in titles.values()]
+        if cite.rule not in left or len(left) != len(kws):
+            return None
+        return kws[left.index(cite.rule)]
 
     def fit(self, said: Reading, rule: str, version: VersionInfo) -> float:
         """How well the line's words fit a cited clause with its sub-rules."""
@@ -295,10 +360,11 @@ class Resolver:
         specific clause wins over the rule holding it)."""
         return evidence.fit(said.words, self.view(self.against).own_stems(rule), self.idf())
 
-    def contradicted(self, cite: Cite, version: VersionInfo, said: Reading) -> str | None:
+    def contradicted(self, cite: Cite, version: VersionInfo, said: Reading, siblings: list[str] = ()) -> str | None:
         """A clause of the against version that the line's words fit far better than ``cite.rule`` of
-        ``version``: one the cited id's lineage leads to, or one of a topic the line names."""
-        if not self.speaks(said):
+        ``version``: one the cited id's lineage leads to, or one of a topic the line names (never another id
+        the line cites: the words it shares are that id's)."""
+        if not said.judged or not self.speaks(said):
             return None
         mine = self.fit(said, cite.rule, version)
         family = self.view(version).stems(cite.rule)
@@ -310,9 +376,12 @@ class Resolver:
         margin = MARGIN / 2 if foreign else MARGIN
         rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics
                                               for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
-        rivals += self.same_rule(cite.rule, said)
+        # a neighbour under the same rule only on a rare word of the line that the cited clause never uses
+        # ("megamorph" above 702.37d): shared everyday words ("player", "trigger") prove nothing
+        rare = {w for w in said.own if self.idf().of(w) >= RARE and w not in family}
+        rivals += [r for r in self.same_rule(cite.rule, said) if rare & self.view(self.against).own_stems(r)]
         lineage = set(self.holders(cite.rule))
-        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals) if r != cite.rule]
+        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals) if r != cite.rule and r not in siblings]
         scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
@@ -431,6 +500,10 @@ class Resolver:
                 add(r, 1.0)
         for r in self.keyword_targets(rule, keywords):
             add(r, 0.9)
+        if status == "orphan" and base is None:
+            # no edition ever held the id (newer than the KB, or a slip): only a quote or a keyword can
+            # name the clause meant; a guess from the words alone is more often wrong than right
+            return self._rank(prior, said, rule)
         for _, head, _ in said.topics:
             if not _KEYWORD_RULE.match(head):  # keywords have their own targets, at the cited sub-position
                 for r in self.topic_target(head, cite, said):
@@ -485,8 +558,16 @@ class Resolver:
                 notes.append(f"{A.label} is partial; resolved against {holder.label}")
                 A, node_a = holder, self.node(cite.rule, holder)
         written = self.written_edition(cite)
-        node_w = self.node(cite.rule, written) if written else None
         said = self.read(cite)
+        if node_a is None or said.judged:
+            copy = self.copied(cite)
+            if copy is not None:
+                # A line copied from the rules was right in the edition it was copied from; an id inside it
+                # is that text's cross-reference, which the line's other words say nothing against.
+                written, own = copy
+                said.judged = own
+                notes.append(f"the line is the text of the rules of {written.label}")
+        node_w = self.node(cite.rule, written) if written else None
         keywords: list[str] = []
         first = None
         extra: dict = {}
@@ -507,7 +588,7 @@ class Resolver:
                 notes.append(
                     f"{what} does not fit {cite.rule} ({self.title_of(cite.rule, A) or 'untitled'}) in {A.label}"
                 )
-            elif agree_a is None and (first := self.contradicted(cite, A, said)):
+            elif agree_a is None and (first := self.contradicted(cite, A, said, siblings)):
                 status = "mismatch"
                 notes.append(f"the line's words fit {first} better than {cite.rule} in {A.label}")
             else:
@@ -525,6 +606,7 @@ class Resolver:
         if extra.pop("editorial", False):  # the same meaning since the written edition's text first stood
             window = (self.window(cite.rule, written)[0], window[1])
         suggest = [] if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
+        suggest = [r for r in suggest if r not in siblings or r == cite.rule]  # another id on the line is its own
         return {
             "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
             "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
@@ -566,7 +648,7 @@ class Resolver:
         if agree_w is False:
             notes.append(f"did not fit {cite.rule} even in {written.label}, the edition it was written against")
             return "mismatch", written, kw_w, None
-        if agree_w is None and (alt := self.contradicted(cite, written, said)):
+        if agree_w is None and (alt := self.contradicted(cite, written, said, siblings)):
             notes.append(f"the line's words fit {alt} better than {cite.rule} of {written.label}")
             return "mismatch", written, kw_w, alt
         if written.sort_date <= A.sort_date:
