@@ -503,7 +503,7 @@ class Resolver:
         if status == "orphan" and base is None:
             # no edition ever held the id (newer than the KB, or a slip): only a quote or a keyword can
             # name the clause meant; a guess from the words alone is more often wrong than right
-            return self._rank(prior, said, rule)
+            return self._rank(prior, said, rule, first)
         for _, head, _ in said.topics:
             if not _KEYWORD_RULE.match(head):  # keywords have their own targets, at the cited sub-position
                 for r in self.topic_target(head, cite, said):
@@ -520,17 +520,18 @@ class Resolver:
                 add(r, 0.3)
         for r in self.same_rule(rule, said) if evidence.mass(said.words, self.idf()) >= 4.0 else []:
             add(r, 0.1)
-        return self._rank(prior, said, rule)
+        return self._rank(prior, said, rule, first)
 
-    def _rank(self, prior: dict[str, float], said: Reading, rule: str) -> list[str]:
+    def _rank(self, prior: dict[str, float], said: Reading, rule: str, first: str | None = None) -> list[str]:
         fits = {r: self.fit_own(said, r) for r in prior}
         view = self.view(self.against)
         named = [t[0] for t in said.topics] + [frozenset(evidence.stems(k)) for k in said.keywords]
         keep = {}
         for r, p in prior.items():
-            if named and not any(words <= view.stems(r) for words in named):
-                continue  # the line names a topic this clause never speaks of
+            if named and r != first and not any(words <= view.stems(r) for words in named):
+                continue  # the line names a topic this clause never speaks of (the clause it fits best stays)
             keep[r] = p + 2 * fits[r] + (0.5 if r.split(".")[0] == rule.split(".")[0] else 0.0)
+            keep[r] += 0.3 if ruleid.level(r) == ruleid.level(rule) == "rule" else 0.0  # a whole rule for a whole rule
         if any(prior[r] >= 1.0 for r in keep):  # a sure lead: weak guesses stay only with words behind them
             keep = {r: v for r, v in keep.items() if prior[r] >= 1.0 or fits[r] > 0}
         best_fit = max((fits[r] for r in keep), default=0.0)
