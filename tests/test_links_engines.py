@@ -26,6 +26,8 @@ EXPECTED = {
     (JAVA, 9, "601.2e"): ("ok", None, "the line is the text of the rules of 20260116"),
     # ... copied from 2018, when illegal actions were rule 720 (732 today): stale, not a mismatch
     (JAVA, 10, "720"): ("stale", "732", "the line is the text of the rules of 20180119"),
+    # ... a clause pasted with its own id, from 2024 when sacrifice was 701.17: its words are 701.21a's today
+    (JAVA, 16, "701.17a"): ("stale", "701.21a", "701.17a changed after 20240607"),
     # several ids, several keywords: each id takes the keyword the line pairs with it
     (PY, 2, "702.40a"): ("mismatch", "702.39a", "provoke does not fit 702.40a (storm)"),
     (PY, 2, "702.110b"): ("mismatch", "702.111b", "menace does not fit 702.110b (exploit)"),

@@ -37,6 +37,7 @@ _REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cr
             "spacing": "spacing"}  # fmt: skip
 # How far the line's words must favour another clause before they count against the cited one.
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
+SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the same clause renumbered
 RARE = 5.0  # idf of a word found in about 20 clauses or fewer
 
 
@@ -467,6 +468,10 @@ class Resolver:
 
     def similar(self, base: NodeRecord, limit: int = 3) -> list[str]:
         """Clauses of the against version most like ``base`` in wording (same section and depth)."""
+        return [r for _, r in self.likeness(base, limit)]
+
+    def likeness(self, base: NodeRecord, limit: int = 3) -> list[tuple[float, str]]:
+        """(Dice similarity of wording, clause) of the against version's clauses most like ``base``."""
         want, section, mine = ruleid.level(base.rule), base.rule[0], _words(base.text)
         scored = []
         for rule, n in self.view(self.against).nodes.items():
@@ -479,7 +484,7 @@ class Resolver:
             if dice >= 0.6:
                 scored.append((dice, rule))
         scored.sort(key=lambda pair: (-pair[0], ruleid.sort_key(pair[1])))
-        return [r for _, r in scored[:limit]]
+        return scored[:limit]
 
     def suggest(self, cite: Cite, base: VersionInfo | None, status: str, said: Reading, keywords: list[str],
                 first: str | None = None) -> list[str]:  # fmt: skip
@@ -516,8 +521,9 @@ class Resolver:
                 if ruleid.is_clause(a) and (base is None or not self.successors(a, base)):
                     add(a, 0.4)
         if status in ("orphan", "stale") and base is not None and (b := self.node(rule, base)) is not None:
-            for r in self.similar(b):
-                add(r, 0.3)
+            for k, (dice, r) in enumerate(self.likeness(b)):
+                # the same words under a new number are its new home (only the closest: layers 1 and 7 read alike)
+                add(r, 1.1 if k == 0 and dice >= SAME_WORDS else 0.3)
         for r in self.same_rule(rule, said) if evidence.mass(said.words, self.idf()) >= 4.0 else []:
             add(r, 0.1)
         return self._rank(prior, said, rule, first)
