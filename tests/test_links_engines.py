@@ -46,6 +46,17 @@ EXPECTED = {
     (RS, 7, "608.2c"): ("ok", None, ""),
     # an old-style layer id no edition held: no guess
     (RS, 10, "613.1gc"): ("orphan", None, "613.1gc is not in 20260116"),
+    # a phrase many clauses say ("a +1/+1 counter on it") quotes none of them
+    (RS, 13, "122.1"): ("ok", None, ""),
+    # a participle with its complement is a verb: "exhausted with" is not the keyword exhaust
+    (RS, 16, "702.85a"): ("ok", None, ""),
+    # a line with words of its own speaks for itself: a keyword on the line above is not its evidence
+    (RS, 20, "702.104a"): ("ok", None, ""),
+    # the untap step is 502.3's topic, not a rival of 113.6
+    (RS, 23, "502.3"): ("ok", None, ""),
+    (RS, 23, "113.6"): ("ok", None, ""),
+    # "library" names the cited id's own rule: a neighbour needs a rarer word to outbid it
+    (RS, 26, "401.4"): ("ok", None, ""),
     # a range's words describe the group, not each member
     (TS, 1, "101"): ("ok", None, ""),
     (TS, 1, "102"): ("ok", None, ""),

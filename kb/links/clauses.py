@@ -10,6 +10,7 @@ from kb.store import NodeRecord, Store, VersionInfo
 
 _TOPIC_RULE = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # keyword abilities and actions, and whole rules
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")  # card wording the rules mention, not their own words
+COMMON_PHRASE = 3  # a quote the rules say in more clauses than this is a commonplace, not a quotation
 _GENERIC_TITLES = {"general", "glossary", "credits", "additional rules", "casting spells"}
 
 
@@ -92,7 +93,8 @@ class View:
         if not q:
             return False
         if f" {q} " in f" {self._plain} ":
-            return True
+            # a phrase many clauses use ("a +1/+1 counter on it") quotes none of them in particular
+            return f" {self._plain} ".count(f" {q} ") <= COMMON_PHRASE
         phrase = r"\s+".join(re.escape(w) for w in quote.strip(" .,;:…").split())
         return re.search(rf"[“\"]{phrase}[.,]?[”\"]\s+(?:means?|is|are|refers?)\b", self._raw, re.I) is not None
 

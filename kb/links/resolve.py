@@ -31,6 +31,8 @@ _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle 
 _VERB_BEFORE = re.compile(
     r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
 )
+# ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to").
+_VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|as)\b")
 _COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|''')\s*")
 _REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cross-references renumbered",
             "note": "notes", "example": "examples", "typo": "typo fix", "rename": "renamed terms",
@@ -261,8 +263,8 @@ class Resolver:
         own = evidence.line_words(p for p in parts if p[1] >= 0.8)
         named = self.named(cite.context + " " + prev) if cite.rule.startswith("702.") else []
         near = self.named(cite.context, around=cite) if named else []
-        if named and not self.named(cite.context):  # "// Provoke: …" above a bare "// 702.40a"
-            near = self.named(prev)
+        if named and not self.named(cite.context) and len(evidence.stems(cite.context)) <= 1:
+            near = self.named(prev)  # "// Provoke: …" above a bare "// 702.40a"; a line with words speaks for itself
         topics = [t for t in self.view(self.against).topics() if t[0] <= own.keys()
                   and max(self.idf().of(s) for s in t[0]) >= 2.0]  # fmt: skip
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
@@ -289,7 +291,8 @@ class Resolver:
             at = text.find(around.rule.split(".")[0] + ".")
             text = text[max(0, at - 40) : at + len(around.raw) + 40] if at >= 0 else text
         out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text)
-               if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])]  # fmt: skip
+               if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+               and not (m.group(1) != self._forms[m.group(1)] and _VERB_AFTER.match(text, m.end()))]  # fmt: skip
         return list(dict.fromkeys(out))
 
     # -- agreement -------------------------------------------------------------------------
@@ -375,14 +378,20 @@ class Resolver:
         if mine > (STRONG_FIT if foreign else WEAK_FIT):
             return None
         margin = MARGIN / 2 if foreign else MARGIN
-        rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics
-                                              for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
+        # the words another id on the line shares are that id's: its clause, sub-rules and rule are no rivals
+        theirs = {_head(s) for s in siblings if s != cite.rule}
         # a neighbour under the same rule only on a rare word of the line that the cited clause never uses
         # ("megamorph" above 702.37d): shared everyday words ("player", "trigger") prove nothing
         rare = {w for w in said.own if self.idf().of(w) >= RARE and w not in family}
-        rivals += [r for r in self.same_rule(cite.rule, said) if rare & self.view(self.against).own_stems(r)]
+        near = [*self.same_rule(cite.rule, said),
+                *(r for _, head, _ in said.topics if _head(head) == _head(cite.rule)
+                  for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
+        rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics if _head(head) != _head(cite.rule)
+                                              for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
+        rivals += [r for r in near if rare & self.view(self.against).own_stems(r)]
         lineage = set(self.holders(cite.rule))
-        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals) if r != cite.rule and r not in siblings]
+        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals)
+                  if r != cite.rule and (r in lineage or _head(r) not in theirs)]  # fmt: skip
         scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
@@ -665,6 +674,13 @@ class Resolver:
         extra["old_text"] = self.node(cite.rule, written).text
         extra["new_text"] = self.node(cite.rule, A).text
         return "stale", written, kw_w, None
+
+
+def _head(rule: str) -> str:
+    """The rule a clause belongs to: a keyword ability or action is its own (702.90a -> 702.90), else 509.1c -> 509."""
+    if rule.startswith(("701.", "702.")):
+        return rule.rstrip(ruleid.SUB_LETTERS)
+    return rule.split(".")[0]
 
 
 def _inflections(keyword: str) -> list[str]:
