@@ -368,8 +368,8 @@ class Resolver:
         """A clause of the against version that the line's words fit far better than ``cite.rule`` of
         ``version``: one the cited id's lineage leads to, or one of a topic the line names (never another id
         the line cites: the words it shares are that id's)."""
-        if not said.judged or not self.speaks(said):
-            return None
+        if not said.judged or not self.speaks(said) or len(set(siblings)) > 1:
+            return None  # "CR 106.3 + CR 614.1a: …": the words describe the ids together, not one of them
         mine = self.fit(said, cite.rule, version)
         family = self.view(version).stems(cite.rule)
         # a topic the line names outright ("day and night") that the cited clause never speaks of
@@ -622,7 +622,9 @@ class Resolver:
         if extra.pop("editorial", False):  # the same meaning since the written edition's text first stood
             window = (self.window(cite.rule, written)[0], window[1])
         suggest = [] if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
-        suggest = [r for r in suggest if r not in siblings or r == cite.rule]  # another id on the line is its own
+        # another id on the line, and its rule, speak for themselves: not what this id meant
+        theirs = {_head(s) for s in siblings if s != cite.rule} - {_head(cite.rule)}
+        suggest = [r for r in suggest if r == cite.rule or (r not in siblings and _head(r) not in theirs)]
         return {
             "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
             "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
