@@ -63,6 +63,8 @@ EXPECTED = {
     # ninjutsu is the other id's keyword: no suggestion for an id newer than the KB
     (RS, 32, "702.49"): ("ok", None, ""),
     (RS, 32, "702.190a"): ("orphan", None, "newer than the newest edition in the KB"),
+    # a quote whose words the cited clause speaks of (the untap step) is no evidence against it
+    (RS, 35, "502.1"): ("ok", None, ""),
     # a range's words describe the group, not each member
     (TS, 1, "101"): ("ok", None, ""),
     (TS, 1, "102"): ("ok", None, ""),

@@ -83,20 +83,22 @@ class View:
             self._whole = " | ".join(norm(self.own_text(r)) for r in self.nodes)
         return self._whole
 
-    def states(self, quote: str) -> bool:
-        """True when the rules say ``quote`` in their own words, or define it as a phrase (“X” means …);
-        card wording they only mention in quotation marks does not count."""
+    def states(self, quote: str) -> str:
+        """How the rules hold ``quote``: "defined" as a phrase (“X” means …), "said" in their own words, or ""
+        (only mentioned in quotation marks as card wording, or said by too many clauses to quote any)."""
         if self._plain is None:
             self._plain = " | ".join(norm(_QUOTED.sub(" | ", self.own_text(r))) for r in self.nodes)
             self._raw = "\n".join(self.own_text(r) for r in self.nodes)
         q = norm(quote)
         if not q:
-            return False
-        if f" {q} " in f" {self._plain} ":
-            # a phrase many clauses use ("a +1/+1 counter on it") quotes none of them in particular
-            return f" {self._plain} ".count(f" {q} ") <= COMMON_PHRASE
+            return ""
         phrase = r"\s+".join(re.escape(w) for w in quote.strip(" .,;:…").split())
-        return re.search(rf"[“\"]{phrase}[.,]?[”\"]\s+(?:means?|is|are|refers?)\b", self._raw, re.I) is not None
+        if re.search(rf"[“\"]{phrase}[.,]?[”\"]\s+(?:means?|is|are|refers?)\b", self._raw, re.I):
+            return "defined"
+        # a phrase many clauses use ("a +1/+1 counter on it") quotes none of them in particular
+        if 0 < f" {self._plain} ".count(f" {q} ") <= COMMON_PHRASE:
+            return "said"
+        return ""
 
     def title_of(self, rule: str) -> str:
         """The title of the keyword rule or whole rule a clause sits under (lower case)."""

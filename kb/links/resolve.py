@@ -40,6 +40,7 @@ _REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cr
 # How far the line's words must favour another clause before they count against the cited one.
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the same clause renumbered
+QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds speaks of that clause
 RARE = 5.0  # idf of a word found in about 20 clauses or fewer
 
 
@@ -316,7 +317,7 @@ class Resolver:
             # another id cited on the line is that id's.
             theirs = " ".join(view.family(r) for s in siblings if s != cite.rule
                               for r in (s, ruleid.parent(s)) if r)  # fmt: skip
-            if any(view.states(q) and not _contained(q, theirs) for q in said.quotes):
+            if any(self.quoted_against(q, cite.rule, version, theirs) for q in said.quotes):
                 return False, []
         if not said.keywords:
             return None, []
@@ -354,6 +355,19 @@ class Resolver:
         if cite.rule not in left or len(left) != len(kws):
             return None
         return kws[left.index(cite.rule)]
+
+    def quoted_against(self, quote: str, rule: str, version: VersionInfo, theirs: str) -> bool:
+        """True when ``quote`` is evidence against ``rule``: a phrase the rules define, a sentence of theirs (eight
+        words or more), or a shorter phrase of theirs that the cited clause does not itself speak of
+        ("during your next untap step" cited to 502.1, the untap step, is card wording about it)."""
+        how = self.view(version).states(quote)
+        if not how or _contained(quote, theirs):
+            return False
+        return how == "defined" or len(norm(quote).split()) >= 8 or self.speaks_of(quote, rule, version) < QUOTE_FIT
+
+    def speaks_of(self, quote: str, rule: str, version: VersionInfo) -> float:
+        """Share of a quote's word weight the clause (with its sub-rules and titles) holds."""
+        return evidence.fit(evidence.line_words([(quote, 1.0)]), self.view(version).stems(rule), self.idf())
 
     def fit(self, said: Reading, rule: str, version: VersionInfo) -> float:
         """How well the line's words fit a cited clause with its sub-rules."""
