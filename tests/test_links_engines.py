@@ -75,6 +75,8 @@ EXPECTED = {
     (TS, 6, "205.3h"): ("ok", None, ""),
     # a rare word on the line above ("megamorph") names the neighbour meant
     (MORPH, 3, "702.37d"): ("mismatch", "702.37b", "fit 702.37b"),
+    # the line names what it cites (701.28, "Convert"): other words fitting another clause prove nothing
+    (MORPH, 9, "701.28"): ("ok", None, ""),
 }
 
 

@@ -384,6 +384,9 @@ class Resolver:
         the line cites: the words it shares are that id's)."""
         if not said.judged or not self.speaks(said) or len(set(siblings)) > 1:
             return None  # "CR 106.3 + CR 614.1a: …": the words describe the ids together, not one of them
+        title = self.view(version).title_of(cite.rule)
+        if title and title != "general" and set(evidence.stems(title)) <= said.own.keys():
+            return None  # "See rule 701.28, “Convert.”": the line names what it cites
         mine = self.fit(said, cite.rule, version)
         family = self.view(version).stems(cite.rule)
         # a topic the line names outright ("day and night") that the cited clause never speaks of
