@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - only while kb.history is absent
     _successor = _valid_window = None
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
+_TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or action, or a whole rule
 # A keyword written as a verb ("to absorb", "can absorb") is not the ability.
 _VERB_BEFORE = re.compile(
     r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
@@ -384,7 +385,8 @@ class Resolver:
         the line cites: the words it shares are that id's)."""
         if not said.judged or not self.speaks(said) or len(set(siblings)) > 1:
             return None  # "CR 106.3 + CR 614.1a: …": the words describe the ids together, not one of them
-        title = self.view(version).title_of(cite.rule)
+        # a rule cited by its number and its title (a keyword rule or a whole rule, not a clause under it)
+        title = self.view(version).title_of(cite.rule) if _TOPIC_ID.match(cite.rule) else ""
         if title and title != "general" and set(evidence.stems(title)) <= said.own.keys():
             return None  # "See rule 701.28, “Convert.”": the line names what it cites
         mine = self.fit(said, cite.rule, version)
