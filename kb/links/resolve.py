@@ -529,8 +529,11 @@ class Resolver:
         for r, p in self.quote_targets(said).items():
             add(r, p)
         if status in ("orphan", "stale") and base is not None:
-            for r in self.successors(rule, base):
+            moved = self.successors(rule, base)
+            for r in moved:
                 add(r, 1.0)
+            if status == "stale" and not moved:
+                add(rule, 1.0)  # the clause kept its number and changed what it says: read it again
         for r in self.keyword_targets(rule, keywords):
             add(r, 0.9)
         if status == "orphan" and base is None:
@@ -594,13 +597,14 @@ class Resolver:
                 A, node_a = holder, self.node(cite.rule, holder)
         written = self.written_edition(cite)
         said = self.read(cite)
+        reference = False
         if node_a is None or said.judged:
             copy = self.copied(cite)
             if copy is not None:
                 # A line copied from the rules was right in the edition it was copied from; an id inside it
                 # is that text's cross-reference, which the line's other words say nothing against.
                 written, own = copy
-                said.judged = own
+                said.judged, reference = own, not own
                 notes.append(f"the line is the text of the rules of {written.label}")
         node_w = self.node(cite.rule, written) if written else None
         keywords: list[str] = []
@@ -640,10 +644,15 @@ class Resolver:
         )
         if extra.pop("editorial", False):  # the same meaning since the written edition's text first stood
             window = (self.window(cite.rule, written)[0], window[1])
+        if reference:  # the words are the copied clause's, not this id's: its lineage alone says where it went
+            said = Reading({}, {}, [], [], [], [], judged=False)
         suggest = [] if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
         # another id on the line, and its rule, speak for themselves: not what this id meant
+        # (its own lineage excepted: "601.2b and 601.2e–g" copied from 2015 means today's 601.2f–h)
         theirs = {_head(s) for s in siblings if s != cite.rule} - {_head(cite.rule)}
-        suggest = [r for r in suggest if r == cite.rule or (r not in siblings and _head(r) not in theirs)]
+        lineage = set(self.holders(cite.rule))
+        suggest = [r for r in suggest
+                   if r == cite.rule or r in lineage or (r not in siblings and _head(r) not in theirs)]  # fmt: skip
         return {
             "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
             "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
