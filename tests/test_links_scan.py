@@ -645,6 +645,9 @@ def test_edition_headers_date_every_citation_of_their_file():
         ("510.1 - 2 damage", [("510.1", "")]),  # a spaced number is not an elided end
         ("100.1-2019", [("100.1", "")]),
         ("CR 117-118", [("117", "118")]),
+        ("Rule 111-112, 114 - tokens, spells, emblems", [("111", "112"), ("114", "")]),  # whole rules listed on
+        ("Rules 101, 103 and 104", [("101", ""), ("103", ""), ("104", "")]),
+        ("See rule 702, 100 cards", [("702", "")]),  # the list must rise: 100 is a number of cards
         ("608.3a and b", [("608.3a", ""), ("608.3b", "")]),
         ("702.19b, c", [("702.19b", ""), ("702.19c", "")]),
         ("702.19b, c, and d", [("702.19b", ""), ("702.19c", ""), ("702.19d", "")]),

@@ -9,6 +9,8 @@ from kb.links import evidence
 from kb.store import NodeRecord, Store, VersionInfo
 
 _TOPIC_RULE = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # keyword abilities and actions, and whole rules
+_QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")  # card wording the rules mention, not their own words
+COMMON_PHRASE = 3  # a quote the rules say in more clauses than this is a commonplace, not a quotation
 _GENERIC_TITLES = {"general", "glossary", "credits", "additional rules", "casting spells"}
 
 
@@ -36,6 +38,8 @@ class View:
         self._family: dict[str, str] = {}
         self._stems: dict[str, frozenset[str]] = {}
         self._whole: str | None = None
+        self._plain: str | None = None
+        self._raw: str | None = None
         self._topics: list[tuple[frozenset[str], str, str]] | None = None
 
     def own_text(self, rule: str) -> str:
@@ -78,6 +82,23 @@ class View:
         if self._whole is None:
             self._whole = " | ".join(norm(self.own_text(r)) for r in self.nodes)
         return self._whole
+
+    def states(self, quote: str) -> str:
+        """How the rules hold ``quote``: "defined" as a phrase (“X” means …), "said" in their own words, or ""
+        (only mentioned in quotation marks as card wording, or said by too many clauses to quote any)."""
+        if self._plain is None:
+            self._plain = " | ".join(norm(_QUOTED.sub(" | ", self.own_text(r))) for r in self.nodes)
+            self._raw = "\n".join(self.own_text(r) for r in self.nodes)
+        q = norm(quote)
+        if not q:
+            return ""
+        phrase = r"\s+".join(re.escape(w) for w in quote.strip(" .,;:…").split())
+        if re.search(rf"[“\"]{phrase}[.,]?[”\"]\s+(?:means?|is|are|refers?)\b", self._raw, re.I):
+            return "defined"
+        # a phrase many clauses use ("a +1/+1 counter on it") quotes none of them in particular
+        if 0 < f" {self._plain} ".count(f" {q} ") <= COMMON_PHRASE:
+            return "said"
+        return ""
 
     def title_of(self, rule: str) -> str:
         """The title of the keyword rule or whole rule a clause sits under (lower case)."""

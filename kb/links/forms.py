@@ -27,6 +27,10 @@ _ID = re.compile(
 # A whole rule needs a cue word: "See rule 607", "CR 607", "総合ルール 607", "Rules 506-511".
 _CUE = r"(?:\b[Rr]ules?|\bCR|\bC\.R\.|総合ゲームルール|総合ルール)"
 _WHOLE = re.compile(rf"{_CUE}\s*([1-9]\d{{2}})(?:\s?[{_DASH}]\s?([1-9]\d{{2}}))?(?![0-9A-Za-z_]|\.\d)")
+# ... and the whole rules listed after it, rising: "Rule 111-112, 114", "Rules 101, 103 and 104".
+_WHOLE_MORE = re.compile(
+    rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+|\s*&\s*)([1-9]\d{{2}})(?:\s?[{_DASH}]\s?([1-9]\d{{2}}))?(?![0-9A-Za-z_]|\.\d)"
+)
 # A list that elides the number: "608.3a and b", "702.19b, c, and d" (letters rise; "400.7d, a permanent"
 # and "104.2b, e.g." are prose).
 _MORE = re.compile(
@@ -145,11 +149,18 @@ def _whole_rules(text: str, game: str, out: list[Found], taken: list[tuple[int, 
         g = _game_at(text, m.start(1), game)
         if int(m.group(1)) > MAX_RULE.get(g, 905):
             continue
-        end = m.group(2)
-        if end and in_order(m.group(1), end) and int(end) <= MAX_RULE.get(g, 905):
-            out.append(Found(m.group(1), m.group(0), m.start(1), g, range_to=end))
-        else:
-            out.append(Found(m.group(1), m.group(0), m.start(1), g))
+        last, raw = m, m.group(0)
+        while True:
+            end = last.group(2)
+            if end and in_order(last.group(1), end) and int(end) <= MAX_RULE.get(g, 905):
+                out.append(Found(last.group(1), raw, last.start(1), g, range_to=end))
+            else:
+                out.append(Found(last.group(1), raw, last.start(1), g))
+            more = _WHOLE_MORE.match(text, last.end())
+            top = int(last.group(2) or last.group(1))
+            if not more or not top < int(more.group(1)) <= MAX_RULE.get(g, 905):
+                break
+            last, raw = more, text[more.start(1) : more.end()]
 
 
 def _anchors(text: str, game: str, out: list[Found]) -> None:
