@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from concurrent.futures import ThreadPoolExecutor
 
+from kb import ruleid
 from kb.errors import NotFound
 from kb.links import gitdates
 from kb.links import junit as junitxml
@@ -12,6 +14,18 @@ from kb.links.extract import Cite, scan_tree
 from kb.links.ranges import Ids, expand
 from kb.links.resolve import Resolver
 from kb.store import Store
+
+MANY_IDS = 64  # a line citing more ids than this is a list: each citation is judged among its neighbours
+_ID = re.compile(rf"(?<![\d.])({ruleid.ID_IN_TEXT})(?![\d])")
+
+
+def _siblings(cite: Cite, on_line: list[str], held: set[str]) -> list[str]:
+    """The other ids a citation is read with: those of its line, or, on a line that lists very many, those
+    of the line within its own (bounded) context — a line of 10,000 ids is not reread 10,000 times."""
+    if len(on_line) <= MANY_IDS:
+        return on_line
+    near = [r for r in _ID.findall(cite.context) if r in held]
+    return list(dict.fromkeys([*near, cite.rule]))
 
 
 def _date_by_git(cites: list[Cite]) -> None:
@@ -72,9 +86,10 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         return resolvers[g]
 
     found.citations = _expand_ranges(store, found.citations, resolver_for)
-    siblings: dict[tuple[str, int], list[str]] = {}
+    line_ids: dict[tuple[str, int], list[str]] = {}
     for c in found.citations:
-        siblings.setdefault((c.file, c.line), []).append(c.rule)
+        line_ids.setdefault((c.file, c.line), []).append(c.rule)
+    line_sets = {k: set(v) for k, v in line_ids.items() if len(v) > MANY_IDS}
     results = junitxml.results(cases, found.tests) if cases else {}
     rows = []
     memo: dict[tuple, dict] = {}
@@ -85,9 +100,10 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
             row.update(status="orphan", valid_from=None, valid_to=None, suggest=[],
                        note=f"no versions of {c.game} in the knowledge base", written_version=None)  # fmt: skip
         else:
-            key = (c.game, c.rule, c.written, c.context, tuple(siblings[(c.file, c.line)]))
+            siblings = _siblings(c, line_ids[(c.file, c.line)], line_sets.get((c.file, c.line), set()))
+            key = (c.game, c.rule, c.written, c.context, tuple(siblings))
             if key not in memo:
-                memo[key] = resolver.resolve(c, siblings[(c.file, c.line)])
+                memo[key] = resolver.resolve(c, siblings)
             row.update(memo[key])
             if resolver is not main:
                 row["against"] = resolver.against.label
