@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import CORPORA, CR_EN, CR_JA, DM_RULES, SEEDS
+from tests.helpers import ARTIFACTS, CORPORA, CR_EN, CR_JA, DM_RULES, SEEDS
 
 
 @pytest.fixture(scope="session")
@@ -42,6 +42,7 @@ def browser():
     """Headless Debian Chromium driven by Playwright."""
     from playwright.sync_api import sync_playwright
 
+    ARTIFACTS.mkdir(exist_ok=True)  # screenshots and reports of the browser tests
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield b

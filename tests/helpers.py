@@ -7,10 +7,12 @@ from those texts in ``_kbfixtures.py``; the hand-made web KB in ``_webkb.py``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,3 +65,27 @@ def rulekb_process(*args: str | Path, home: Path) -> subprocess.Popen:
 
 def rulekb_json(*args: str, home: Path):
     return json.loads(rulekb(*args, "--json", home=home, check=True).stdout)
+
+
+@contextlib.contextmanager
+def served(home: Path) -> Iterator[str]:
+    """The web app of ``home`` served by waitress on a free loopback port: its base URL."""
+    from web.server import start_in_thread
+
+    server = start_in_thread(home)
+    try:
+        yield f"http://127.0.0.1:{server.effective_port}"
+    finally:
+        server.close()
+
+
+def home_with(built: Path, dest: Path, *editions: Path) -> Path:
+    """A copy of the built data home ``built`` at ``dest`` with more English editions ingested."""
+    import shutil
+
+    from ingest.common import Hints
+    from kb.build import ingest_files
+
+    shutil.copytree(built, dest, symlinks=True)
+    ingest_files(dest, [str(p) for p in editions], lambda _path: Hints())
+    return dest

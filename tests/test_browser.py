@@ -2,44 +2,20 @@
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from tests.helpers import ARTIFACTS, CR_EN
+from tests.helpers import ARTIFACTS, CR_EN, home_with, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
 
 EN_2023 = CR_EN / "MagicCompRules_2023-11-17.txt"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def base_url(built_home, tmp_path_factory):
-    """The bundled corpus plus the English 2023-11-17 edition, served by waitress on a free loopback port."""
-    from ingest.common import Hints
-    from kb.build import ingest_files
-    from web.server import start_in_thread
-
-    home = tmp_path_factory.mktemp("browser") / "home"
-    shutil.copytree(built_home, home, symlinks=True)
-    ingest_files(home, [str(EN_2023)], lambda _path: Hints())
-    server = start_in_thread(home)
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    """The bundled corpus plus the English 2023-11-17 edition, served on a free loopback port."""
+    with served(home_with(built_home, tmp_path_factory.mktemp("browser") / "home", EN_2023)) as url:
+        yield url
 
 
 @pytest.fixture

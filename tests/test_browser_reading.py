@@ -8,44 +8,21 @@ became 720, and 701.34d-g moved up a letter). Screenshots land in tests/artifact
 
 from __future__ import annotations
 
-import shutil
-
 import pytest
 
-from tests.helpers import ARTIFACTS, CR_EN, ROOT
+from tests.helpers import ARTIFACTS, CR_EN, ROOT, home_with, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
 
 AXE = ROOT / "tests" / ".deps" / "axe-core-4.14.1" / "axe.min.js"  # fetched by `make test` (Makefile: $(AXE))
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
 
 
 @pytest.fixture(scope="module")
 def base_url(built_home, tmp_path_factory):
-    from ingest.common import Hints
-    from kb.build import ingest_files
-    from web.server import start_in_thread
-
-    home = tmp_path_factory.mktemp("browser-reading") / "home"
-    shutil.copytree(built_home, home, symlinks=True)
+    """The bundled corpus plus the English 2023-11-17 and 2024-02-06 editions, served on a free loopback port."""
     editions = [CR_EN / "MagicCompRules_2023-11-17.txt", CR_EN / "MagicCompRules_2024-02-06.txt"]
-    ingest_files(home, [str(p) for p in editions], lambda _path: Hints())
-    server = start_in_thread(home)
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    with served(home_with(built_home, tmp_path_factory.mktemp("browser-reading") / "home", *editions)) as url:
+        yield url
 
 
 @pytest.fixture

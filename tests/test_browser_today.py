@@ -6,18 +6,15 @@ from __future__ import annotations
 import pytest
 
 from tests._kbfixtures import home_of, today_store
-from tests.helpers import ARTIFACTS
+from tests.helpers import ARTIFACTS, served
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory):
-    from web.server import start_in_thread
-
-    server = start_in_thread(home_of(today_store(), tmp_path_factory.mktemp("today-browser") / "home"))
-    yield f"http://127.0.0.1:{server.effective_port}"
-    server.close()
+    with served(home_of(today_store(), tmp_path_factory.mktemp("today-browser") / "home")) as url:
+        yield url
 
 
 @pytest.fixture
@@ -32,7 +29,6 @@ def page(browser):
 
 
 def test_a_clause_shows_its_provenance_and_its_english_pair_from_the_right_edition(page, base_url):
-    ARTIFACTS.mkdir(exist_ok=True)
     page.goto(base_url + "/mtg/ja/latest/509.1c")
     head = page.locator("article.clause header")
     assert head.locator(".prov").inner_text() == "公式訳"
