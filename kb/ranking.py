@@ -6,6 +6,8 @@ prefer clauses over their sub-clauses, current over superseded texts, and the ga
 
 from __future__ import annotations
 
+import re
+
 from kb import ruleid
 
 SUPERSEDED = 0.8  # a text shown only for want of a newer one (the 2008 translation beside 2026's)
@@ -56,6 +58,38 @@ def defines(text: str, name: str) -> bool:
     """True when a clause's text opens by defining ``name`` ("トランプルは…", "Trample is …")."""
     head = text.lstrip()[: len(name) + 6].lower()
     return bool(name) and head.startswith(name.lower()) and any(head[len(name) :].startswith(d) for d in _DEFINES)
+
+
+_OBSOLETE = re.compile(r"^\s*[(（](?:obsolete|廃語)[)）]", re.I)
+# Today's name in an obsolete entry: "An obsolete term for mana value.", "An older name for the
+# Commander casual variant", "「X」の古い言い方", "マナ総量の古い呼び名", "See rule 702.89", "rule 308〔同族〕参照".
+_TODAY_EN = re.compile(r"(?:obsolete term|older name|old term) for (?:the |an? )?[“\"]?([^.,;“”\"()]+?)[”\"]?[.,;]", re.I)
+_TODAY_JA = re.compile(r"(?:「([^「」]+)」|([^\s、。()（）「」]+?))の(?:ことを言う)?(?:古い|以前の)(?:言い方|呼び名|表現|呼称|名前)")
+_SEE_RULE = re.compile(r"(?:see rule|rule)\s+(\d{3}(?:\.\d+[a-z]?)?)", re.I)
+
+
+def obsolete(definition: str) -> bool:
+    """True for a glossary entry marked "(Obsolete)" / "(廃語)"."""
+    return bool(_OBSOLETE.match(definition or ""))
+
+
+def today_of(definition: str) -> tuple[str | None, str | None]:
+    """(rule it cites, today's name) of an obsolete glossary entry: where its reader should go instead."""
+    text = _OBSOLETE.sub("", definition or "")
+    rule = _SEE_RULE.search(text)
+    found = _TODAY_EN.search(text) or _TODAY_JA.search(text)
+    name = next(g for g in found.groups() if g) if found else None
+    if name:
+        # "exile [something]", "「[何か]を追放する」": the verb alone
+        name = re.sub(r"^[をにがの]|する$", "", re.sub(r"\s*\[[^\]]*\]\s*", "", name)).strip() or None
+    return (rule.group(1) if rule else None), name
+
+
+def coins(text: str, name: str) -> bool:
+    """True when a clause coins ``name``: quotes it (「ブロックされているクリーチャー／blocked creature」,
+    “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという")."""
+    t, n = text.lower(), re.escape(name.lower())
+    return bool(re.search(rf"「{n}[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t))
 
 
 def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[int]:

@@ -4,9 +4,12 @@ kb.search.Searcher (``self``), kept apart so the searcher stays readable."""
 
 from __future__ import annotations
 
+from whoosh.query import And, Term
+
 from kb import history, ruleid
 from kb.order import english_label
-from kb.ranking import arrange, defines, name_of, nearest_rules
+from kb.analysis import title_key
+from kb.ranking import arrange, coins, defines, name_of, nearest_rules, obsolete, today_of
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 
@@ -84,15 +87,46 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
             rule, name = f["rule"], name_of(self.title_of(f))
         else:
             rule, name = f.get("rule") or "", self.title_of(f).split(" / ")[0]
-        if not rule or not name:
+        if not name:
+            return None
+        if f["kind"] == "term" and obsolete(self.text_of(f)):
+            c, why = today(f["game"], f["lang"], self.text_of(f)), f"today's rule for {name}"
+        else:
+            c, why = definer(f["game"], f["lang"], rule, name), f"defines {name}"
+        if c is None or c == d:
+            return None
+        notes.setdefault(c, why)
+        named_by.setdefault(c, d)
+        return c
+
+    def definer(game: str, lang: str, rule: str, name: str) -> int | None:
+        """The clause defining ``name`` under ``rule``: its first sub-clause saying "X is …", else the
+        first clause of its subtree that coins the name (「X／x」, "becomes a X")."""
+        if not rule:
             return None
         child = f"{rule}.1" if "." not in rule else f"{rule}a"
-        c = find(f["game"], f["lang"], child)
-        if c is None or not defines(self.text_of(fields(c)), name):
-            return None
-        notes[c] = f"defines {name}"
-        named_by[c] = d
-        return c
+        c = find(game, lang, child)
+        if c is not None and defines(self.text_of(fields(c)), name):
+            return c
+        ids = (b.decode() for b in s.reader().expand_prefix("rule", rule))
+        below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        for r in below[:80]:
+            c = find(game, lang, r)
+            if c is not None and coins(self.text_of(fields(c)), name):
+                return c
+        return None
+
+    def today(game: str, lang: str, definition: str) -> int | None:
+        """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""
+        rule, new = today_of(definition)
+        if new:
+            for d in s.document_numbers(tk=title_key(new)):
+                f = fields(d)
+                if f["game"] == game and f["lang"] == lang and f.get("rule") and (docs is None or d in docs):
+                    c = find(game, lang, f["rule"])
+                    if c is not None:
+                        return definer(game, lang, f["rule"], new) or c
+        return find(game, lang, rule) if rule else None
 
     def pair(d: int) -> int | None:
         f = fields(d)
@@ -123,3 +157,26 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         if d in notes:
             ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
         prev = ranked.score[d]
+
+
+def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
+    """Above an obsolete glossary entry naming a removed rule (マナ・バーン, "this rule no longer exists"),
+    put the clause of an old text that defined it, from the newest superseded version holding one."""
+    for i, hit in enumerate(hits[:3]):
+        if hit["kind"] != "term" or not obsolete(hit["text"]) or any(today_of(hit["text"])):
+            continue
+        name = hit["title"].split(" / ")[0]
+        q = self.builder.phrase(name)
+        if q is None:
+            continue
+        s = self.full_searcher()
+        olds = [(date, label, vid) for (g, lang, label), (vid, date) in self.superseded_ids.items()
+                if g == hit["game"] and lang == hit["lang"]]  # fmt: skip
+        for _date, label, vid in sorted(olds, reverse=True):
+            found = [h for h in s.search(And([q, Term("vers", str(vid)), Term("kind", "rule")]), limit=5)
+                     if coins(self.text_of(h.fields()), name)]  # fmt: skip
+            if found:
+                old = self.hit(s, found[0].docnum, hit["score"], label, lits)
+                old["why"] = [f"defined {name} in {label} (removed since)"]
+                hits.insert(i, old)
+                return

@@ -113,13 +113,14 @@ class Searcher:
         self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
         # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
         newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
-        self._superseded = {
-            (v.game, v.lang, v.label)
+        self.superseded_ids = {
+            (v.game, v.lang, v.label): (v.id, v.sort_date)
             for v in store.versions()
             if v.sort_date
             and v.sort_date[:4].isdigit()
             and int(newest[(v.game, v.lang)][:4]) - int(v.sort_date[:4]) > 5
         }
+        self._superseded = set(self.superseded_ids)
 
     def _searcher(self, current: bool = False):
         """This thread's Whoosh searcher of the full index, or of the default-scope one."""
@@ -212,6 +213,9 @@ class Searcher:
             hit = self.hit(s, d, ranked.score[d], shown, lits)
             hit["why"] = ranked.why[d]
             hits.append(hit)
+        if "priors" in self.layers and offset == 0 and not rule_query:
+            results.removed_rules(self, hits, lits)
+            del hits[limit:]
         if is_rule_query(text) and not (game or version) and offset == 0:
             notes += results.other_game(self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
         return {"total": total, "hits": hits, "notes": notes}
