@@ -7,8 +7,8 @@ from __future__ import annotations
 from whoosh.query import And, Term
 
 from kb import history, ruleid
-from kb.order import english_label
 from kb.analysis import title_key
+from kb.order import english_label
 from kb.ranking import arrange, coins, defines, name_of, nearest_rules, obsolete, today_of
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}

@@ -7,7 +7,7 @@ import pytest
 
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
 from kb.fusion import GUARD, fuse, words_only
-from kb.ranking import arrange, defines, nearest_rules
+from kb.ranking import arrange, coins, defines, nearest_rules, obsolete, today_of
 from tests import test_index_search as base
 
 kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
@@ -161,3 +161,33 @@ def test_guarded_tiers_stay_on_top_and_rrf_orders_the_rest():
 def test_a_rule_number_stays_first_and_skips_dense(searcher, q):
     hit = first(searcher, q)
     assert hit["rule"] == "509.1c" and hit["why"] == ["rule number"]
+
+
+# -- obsolete terms and coined names -------------------------------------------------------------
+def test_an_obsolete_entry_names_where_to_go_today():
+    assert obsolete("(Obsolete) An obsolete term for mana value. Cards printed with this term ...")
+    assert obsolete("(廃語)マナ総量の古い言い方。") and not obsolete("トランプルは常在型能力である。")
+    assert today_of("(Obsolete) An obsolete term for mana value. Cards printed ...") == (None, "mana value")
+    assert today_of("(Obsolete) An obsolete card type that has been renamed. See rule 308, “Kindreds.”")[0] == "308"
+    assert today_of("(廃語)「[何か]をゲームから取り除く」とは、「[何か]を追放する」の古い言い方である。")[1] == "追放"
+    assert today_of("(廃語)戦場のことを言う古い表現。")[1] == "戦場"
+    assert today_of("(廃語)以前の版のルールにおいて…これを「マナ・バーン」と呼んだ。このルールはもう存在しない。") == (None, None)
+
+
+def test_a_clause_coins_a_name_by_quoting_or_naming_it():
+    assert coins("攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。", "ブロックされているクリーチャー")
+    assert coins("An attacking creature ... becomes a blocked creature; one with", "Blocked Creature")
+    assert coins("失われた1マナごとに1ライフを失う。これをマナ・バーンという。", "マナ・バーン")
+    assert not coins("A blocked creature assigns its combat damage to the creatures blocking it.", "Blocked Creature")
+
+
+def test_an_obsolete_term_leads_to_todays_clause(searcher):
+    hits = searcher.search("converted mana cost", lang="en")
+    assert hits[0]["rule"] == "202.3" and hits[0]["kind"] == "rule"
+    assert any(w.startswith("today's rule for Converted Mana Cost") for w in hits[0]["why"])
+    assert hits[1]["kind"] == "term" and hits[1]["title"] == "Converted Mana Cost"  # the entry pointing to it follows
+
+
+def test_a_term_coined_below_its_heading_puts_the_coining_clause_first(searcher):
+    hit = first(searcher, "blocked creature", lang="en")
+    assert hit["kind"] == "rule" and hit["rule"] == "509.1h" and "defines Blocked Creature" in hit["why"]
