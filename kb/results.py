@@ -159,24 +159,40 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         prev = ranked.score[d]
 
 
+NAMED = ("exact name", "translated name", "name prefix")  # the tiers of a hit the query names
+
+
 def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
-    """Above an obsolete glossary entry naming a removed rule (マナ・バーン, "this rule no longer exists"),
-    put the clause of an old text that defined it, from the newest superseded version holding one."""
+    """Above an obsolete glossary entry the query names, for a removed rule (マナ・バーン, "this rule
+    no longer exists"), put the clause of an old text that defined it (one search over old versions)."""
     for i, hit in enumerate(hits[:3]):
-        if hit["kind"] != "term" or not obsolete(hit["text"]) or any(today_of(hit["text"])):
+        if hit["kind"] != "term" or not hit["why"] or hit["why"][0] not in NAMED:
+            continue
+        if not obsolete(hit["text"]) or any(today_of(hit["text"])):
             continue
         name = hit["title"].split(" / ")[0]
         q = self.builder.phrase(name)
-        if q is None:
+        olds = {label: vid for (g, lang, label), (vid, _date) in self.superseded_ids.items()
+                if g == hit["game"] and lang == hit["lang"]}  # fmt: skip
+        if q is None or not olds:
             continue
         s = self.full_searcher()
-        olds = [(date, label, vid) for (g, lang, label), (vid, date) in self.superseded_ids.items()
-                if g == hit["game"] and lang == hit["lang"]]  # fmt: skip
-        for _date, label, vid in sorted(olds, reverse=True):
-            found = [h for h in s.search(And([q, Term("vers", str(vid)), Term("kind", "rule")]), limit=5)
-                     if coins(self.text_of(h.fields()), name)]  # fmt: skip
-            if found:
-                old = self.hit(s, found[0].docnum, hit["score"], label, lits)
+        # A removed rule's name is rare: its few clauses are checked against the versions holding them
+        # (a filter of every old version's documents costs half a second to read).
+        for h in s.search(And([q, Term("game", hit["game"]), Term("lang", hit["lang"])]), limit=10):
+            f = h.fields()
+            label = newest_holding(self.store, f["hash"], set(olds.values())) if f.get("hash") else None
+            if label and f["kind"] == "rule" and coins(self.text_of(f), name):
+                old = self.hit(s, h.docnum, hit["score"], label, lits)
                 old["why"] = [f"defined {name} in {label} (removed since)"]
                 hits.insert(i, old)
                 return
+
+
+def newest_holding(store, h: str, vids: set[int]) -> str | None:
+    """The label of the newest of versions ``vids`` holding the text with content hash ``h``."""
+    rows = store.conn.execute(
+        "SELECT v.id, v.label FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.hash=? ORDER BY v.sort_date DESC",
+        (h,),
+    )
+    return next((label for vid, label in rows if vid in vids), None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,8 @@ _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 
 
 log = logging.getLogger(__name__)
+# One thread embeds query texts beside the searching threads (the embedder serialises its calls anyway).
+_EMBEDDING = ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulekb-embed")
 _said: set[str] = set()
 
 
@@ -168,6 +171,12 @@ class Searcher:
             docs = self._phrase_docs(s, phrases, docs)
             text = QUOTES.sub(" ", text).strip() or phrases[0]
         want = offset + limit
+        # The game's nickname is a filter (see above), not a word to find.
+        stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
+        key = (game, lang, version) if not phrases else None
+        # The query's vector is computed on another thread while the word tiers run (the embedder's
+        # C engine releases the GIL): a search costs the longer of the two, not their sum.
+        qvec = None if is_rule_query(text) else self._start_query_vector(stripped, s, docs, key)
         exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         run = _Pass(s, docs, want, None if game else self._game_of(text), scored)
@@ -175,10 +184,7 @@ class Searcher:
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))
         notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
-        stripped = text
         if not rule_query:
-            # The game's nickname is a filter (see above), not a word to find.
-            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
             tiers, loose, lits = self.build_query(stripped)
             lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
@@ -198,8 +204,7 @@ class Searcher:
                 total = len(scored)
         if "priors" in self.layers:
             lift_parents(scored, run.where)
-        key = (game, lang, version) if not phrases else None
-        dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
+        dense = self._dense(qvec, docs, key) if qvec is not None else []
         settings = dict(self.fusion)
         long_guard = settings.pop("long_guard", None)
         if long_guard is not None and len({w.key for w in words(stripped, self.vocab)}) >= 3:
@@ -257,17 +262,22 @@ class Searcher:
                 _say_once(self._dense_off)
         return self._dense_ix[which]
 
-    def _dense(self, text: str, s, docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
-        """The dense top-k in scope, or [] when the scope has documents without vectors (an old version)."""
+    def _start_query_vector(self, text: str, s, docs: set[int] | None, key: tuple) -> tuple[Future, Any] | None:
+        """Start embedding ``text`` when the scope has vectors (None when dense retrieval does not apply)."""
         current = s is self._searcher(True) and self.ix_current is not None
         ix = self._dense_index(current)
         if ix is None:
-            return []
+            return None
         if key not in self._dense_cover:
             self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
         if not self._dense_cover[key]:
-            return []
-        return ix.top(self._embedder.query(text), self.fusion.get("pool", fusion.POOL), docs, key)
+            return None  # an old version: its documents have no vectors
+        return _EMBEDDING.submit(self._embedder.query, text), ix
+
+    def _dense(self, qvec: tuple[Future, Any], docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
+        """The dense top-k in scope for the query vector being computed (``_start_query_vector``)."""
+        vec, ix = qvec
+        return ix.top(vec.result(), self.fusion.get("pool", fusion.POOL), docs, key)
 
     def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""

@@ -191,3 +191,38 @@ def test_an_obsolete_term_leads_to_todays_clause(searcher):
 def test_a_term_coined_below_its_heading_puts_the_coining_clause_first(searcher):
     hit = first(searcher, "blocked creature", lang="en")
     assert hit["kind"] == "rule" and hit["rule"] == "509.1h" and "defines Blocked Creature" in hit["why"]
+
+
+# -- speed without a change of answer ----------------------------------------------------------------
+def test_term_lookups_read_only_entries_starting_with_a_query_word_and_keep_the_table_order():
+    from kb.thesaurus import Thesaurus, english_key
+    from kb.thesaurus import keys as term_keys
+
+    th = Thesaurus.load(pairs={"トランプル": ["trample"], "先制攻撃": ["first strike"], "攻撃": ["attack"],
+                               "攻撃クリーチャー": ["attacking creature"], "二段攻撃": ["double strike"]})  # fmt: skip
+    keys = ["攻撃", "クリチャ", "先制", "攻撃"]
+    naive = sorted(((len(k), sorted(v)) for k, v in th.ja2en.items()
+                    if any(tuple(keys[i : i + len(k)]) == k for i in range(len(keys)))), key=lambda x: -x[0])  # fmt: skip
+    assert th.to_english(keys) == [en for _, ens in naive[:3] for en in ens[:2]]
+    q = f" {english_key('the first strike of an attacking creature')} "
+    naive_ja = sorted(((len(e), sorted(j)) for e, j in th.en2ja.items() if f" {e} " in q), key=lambda x: -x[0])
+    assert th.to_japanese("the first strike of an attacking creature") == [j for _, js in naive_ja[:3] for j in js[:2]]
+    th.add_pair("マナ総量", "mana value")  # a pair added after a lookup is found too
+    assert th.to_english(list(term_keys("マナ総量の計算"))) == ["mana value"]
+    assert th.to_japanese("mana value") == ["マナ総量"]
+
+
+def test_dense_top_k_is_the_exact_cosine_order():
+    np = pytest.importorskip("numpy")
+    from kb.semantic import DenseIndex, VectorSet
+
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(50, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    vs = VectorSet.from_floats("m", [bytes([i]) * 16 for i in range(50)], rows)
+    ix = DenseIndex(vs, list(range(50)))
+    q = rows[3]
+    got = ix.top(q, 5)
+    want = np.argsort(-(ix.matrix @ q))[:5]
+    assert [d for d, _ in got] == [int(ix.docnums[i]) for i in want] and got[0][0] == 3
+    assert [d for d, _ in ix.top(q, 5, docs={10, 11, 12}, key="some")] == sorted({10, 11, 12}, key=lambda d: -float(ix.matrix[d] @ q))
