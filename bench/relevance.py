@@ -317,7 +317,7 @@ def main() -> None:
             if args.only and args.only != name:
                 continue
             s = Searcher(store, ipath, layers=layers)
-            s.fusion = {k: float(v) if k in ("guard", "weight", "long_guard", "inside") else int(v)
+            s.fusion = {k: float(v) if k in ("guard", "weight", "long_guard") else int(v)
                         for k, v in (kv.split("=") for kv in args.fusion.split(",") if kv)}  # fmt: skip
             results[f"rulekb {name}"] = evaluate(name, lambda q, s=s, **o: s.search(q, limit=10, **o), queries,
                                                  misses=args.show_misses and name == LAYER_STEPS[-1][0])  # fmt: skip

@@ -16,7 +16,6 @@ GUARD = 2.0  # word tiers at or above this stay on top, in their own order
 RRF_K = 60  # the usual constant: damps the difference between rank 1 and rank 2
 DENSE_WEIGHT = 1.0  # the dense list's weight against the word list's 1.0
 POOL = 50  # hits taken from each list below the guard
-INSIDE = 0.0  # weight of the dense rank inside a guarded tier (0: the words' order alone)
 FUSED_TOP = 1.9  # fused hits are shown scored in [1.0, 1.9): below every guarded tier
 
 TIER_NAMES = {
@@ -60,12 +59,10 @@ def shown_score(tier: float, raw: float) -> float:
 
 
 def fuse(scored: dict[int, tuple[float, float]], dense: list[tuple[int, float]], *, guard: float = GUARD,
-         k: int = RRF_K, weight: float = DENSE_WEIGHT, pool: int = POOL, inside: float = INSIDE) -> Fused:  # fmt: skip
+         k: int = RRF_K, weight: float = DENSE_WEIGHT, pool: int = POOL) -> Fused:  # fmt: skip
     """Guarded fusion of word hits ``scored`` (doc -> (tier, score)) with ``dense`` ((doc, cosine), best first)."""
     lex = lexical_order(scored)
     guarded = [d for d in lex if scored[d][0] >= guard]
-    if inside:
-        guarded = _inside_tiers(guarded, scored, dense[:pool], k, inside)
     held = set(guarded)
     below = [d for d in lex if d not in held][:pool]
     dense_ranked = [d for d, _ in dense[:pool] if d not in held]
@@ -93,23 +90,6 @@ def fuse(scored: dict[int, tuple[float, float]], dense: list[tuple[int, float]],
         score[d] = min(0.99, shown_score(*scored[d]) / 3.0)
         why[d] = [tier_name(scored[d][0])]
     return Fused(guarded + fused + rest, score, why)
-
-
-def _inside_tiers(guarded: list[int], scored, dense, k: int, weight: float) -> list[int]:
-    """Guarded hits in tier order, each tier ordered by RRF of its word order and the dense order."""
-    dense_rank = {d: r for r, (d, _) in enumerate(dense, 1)}
-    out: list[int] = []
-    i = 0
-    while i < len(guarded):
-        tier = scored[guarded[i]][0]
-        j = i
-        while j < len(guarded) and scored[guarded[j]][0] == tier:
-            j += 1
-        group = guarded[i:j]
-        rrf = {d: 1.0 / (k + r) + (weight / (k + dense_rank[d]) if d in dense_rank else 0.0) for r, d in enumerate(group, 1)}
-        out += sorted(group, key=lambda d: -rrf[d])
-        i = j
-    return out
 
 
 def words_only(scored: dict[int, tuple[float, float]]) -> Fused:
