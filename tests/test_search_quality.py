@@ -226,3 +226,12 @@ def test_dense_top_k_is_the_exact_cosine_order():
     want = np.argsort(-(ix.matrix @ q))[:5]
     assert [d for d, _ in got] == [int(ix.docnums[i]) for i in want] and got[0][0] == 3
     assert [d for d, _ in ix.top(q, 5, docs={10, 11, 12}, key="some")] == sorted({10, 11, 12}, key=lambda d: -float(ix.matrix[d] @ q))
+
+
+def test_every_players_word_names_its_reason_and_source():
+    from kb.thesaurus import PLAYERS_PATH, Thesaurus
+
+    lines = [ln.split("\t") for ln in PLAYERS_PATH.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert lines and all(len(c) == 5 and c[3].strip() and c[4].strip() for c in lines)
+    th = Thesaurus.load()
+    assert th.rewrite(["バウンス"]) == [(0, 1, "手札に戻す")]  # a line added with its source is read
