@@ -46,18 +46,29 @@ def settled(scored: Scored, tier: float) -> int:
 
 # -- the order a page is shown in ---------------------------------------------------------------
 Fields = dict  # a hit's stored fields: kind, game, lang, rule, dver, ...
-_DEFINES = ("は", "とは", " is ", " are ", "：", ": ")
-
-
 def name_of(title: str) -> str:
     """The Japanese half of a ``日本語／English`` heading, or the whole title."""
     return title.split("／")[0].strip()
 
 
+def _joined(text: str) -> str:
+    """Lower case, without the dots and spaces between Japanese words (パーマネント・呪文 = パーマネント 呪文)."""
+    return re.sub(r"(?<=[^\x00-\x7f])[・･\s]+(?=[^\x00-\x7f])", "", text.lower())
+
+
 def defines(text: str, name: str) -> bool:
-    """True when a clause's text opens by defining ``name`` ("トランプルは…", "Trample is …")."""
-    head = text.lstrip()[: len(name) + 6].lower()
-    return bool(name) and head.startswith(name.lower()) and any(head[len(name) :].startswith(d) for d in _DEFINES)
+    """True when a clause's text opens by defining ``name``: "トランプルは…", "増殖を行うとは…",
+    "パーマネントをタップするとは…", "Trample is …", "To proliferate means …"."""
+    if not name:
+        return False
+    head = _joined(text.lstrip()[: len(name) + 30])
+    n = re.escape(_joined(name))
+    return bool(re.match(rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を{n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ", head))
+
+
+def mentions(text: str, name: str) -> bool:
+    """True when a clause's text holds ``name`` (up to case and the dots of a compound)."""
+    return bool(name) and name.lower().replace("・", "") in text.lower().replace("・", "")
 
 
 _OBSOLETE = re.compile(r"^\s*[(（](?:obsolete|廃語)[)）]", re.I)
@@ -88,8 +99,8 @@ def today_of(definition: str) -> tuple[str | None, str | None]:
 def coins(text: str, name: str) -> bool:
     """True when a clause coins ``name``: quotes it (「ブロックされているクリーチャー／blocked creature」,
     “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという")."""
-    t, n = text.lower(), re.escape(name.lower())
-    return bool(re.search(rf"「{n}[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t))
+    t, n = _joined(text), re.escape(_joined(name))
+    return bool(re.search(rf"「{n}(?:する)?[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t))
 
 
 def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[int]:

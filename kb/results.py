@@ -9,7 +9,7 @@ from whoosh.query import And, Term
 from kb import history, ruleid
 from kb.analysis import title_key
 from kb.order import english_label
-from kb.ranking import arrange, coins, defines, name_of, nearest_rules, obsolete, today_of
+from kb.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 
@@ -100,21 +100,29 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         return c
 
     def definer(game: str, lang: str, rule: str, name: str) -> int | None:
-        """The clause defining ``name`` under ``rule``: its first sub-clause saying "X is …", else the
-        first clause of its subtree that coins the name (「X／x」, "becomes a X")."""
+        """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
+        "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
+        clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
         if not rule:
             return None
-        child = f"{rule}.1" if "." not in rule else f"{rule}a"
-        c = find(game, lang, child)
-        if c is not None and defines(self.text_of(fields(c)), name):
-            return c
+        if "." not in rule:
+            c = find(game, lang, f"{rule}.1")
+            if c is not None and defines(self.text_of(fields(c)), name):
+                return c
         ids = (b.decode() for b in s.reader().expand_prefix("rule", rule))
         below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        own = None
         for r in below[:80]:
             c = find(game, lang, r)
-            if c is not None and coins(self.text_of(fields(c)), name):
+            if c is None:
+                continue
+            text = self.text_of(fields(c))
+            if r == rule:
+                own = c if "." in rule and mentions(text, name) else None
+            # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
+            if text and (coins(text, name) or ("." in rule and defines(text, name))):
                 return c
-        return None
+        return own
 
     def today(game: str, lang: str, definition: str) -> int | None:
         """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""

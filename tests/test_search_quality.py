@@ -235,3 +235,19 @@ def test_every_players_word_names_its_reason_and_source():
     assert lines and all(len(c) == 5 and c[3].strip() and c[4].strip() for c in lines)
     th = Thesaurus.load()
     assert th.rewrite(["バウンス"]) == [(0, 1, "手札に戻す")]  # a line added with its source is read
+
+
+def test_definitions_are_read_in_the_ways_the_rules_write_them():
+    assert defines("増殖を行うとは、カウンターの置かれている…", "増殖")
+    assert defines("パーマネントをタップするとは、カードを横向きに倒すことである。", "タップ")
+    assert defines("To proliferate means to choose any number of permanents", "Proliferate")
+    assert defines("ブロック・クリーチャーは、戦闘ダメージを…", "ブロッククリーチャー")  # dots do not matter
+    assert not defines("スタックに積まれた呪文は、", "スタック")
+    assert coins("「給餌する／Forage」 は、…を意味する。", "給餌")
+    assert coins("「パーマネント 呪文／permanent spell」という語は、", "パーマネント・呪文")
+
+
+def test_a_keyword_actions_defining_sub_clause_comes_first(searcher):
+    hits = searcher.search("proliferate", lang="en")
+    assert hits[0]["rule"] == "701.34a" and "defines Proliferate" in hits[0]["why"]
+    assert hits[1]["rule"] == "701.34"  # the heading the query names follows the clause defining it
