@@ -12,14 +12,20 @@ from kb.order import english_label
 from kb.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
+DEEP = 4  # name hits whose whole subtree is read for the clause defining them
 
 
 def rule_docs(s, rule: str, **want: str) -> list[int]:
     """Documents of clause ``rule`` whose stored fields hold ``want`` (game, lang, kind, hash), in
     document order. Reads the postings of the rule term alone: asking Whoosh for ``game=mtg`` and
     ``kind=rule`` as well walked posting lists of every document (most of a cold search's time)."""
+    reader = s.reader()
+    if ("rule", rule) not in reader:
+        return []
     fields = s.stored_fields
-    return [d for d in s.document_numbers(rule=rule) if all(fields(d).get(k) == v for k, v in want.items())]
+    # The posting list itself: document_numbers() builds and runs a query per call (a term's
+    # defining clause looks at up to 40 clauses).
+    return [d for d in reader.postings("rule", rule).all_ids() if all(fields(d).get(k) == v for k, v in want.items())]
 
 
 def other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
@@ -72,10 +78,24 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
     fields = s.stored_fields
     notes: dict[int, str] = {}
     named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
+    scanned: list[int] = []  # name hits looked at so far
+
+    # The default scope's documents of one game and language (cached by the searcher): a clause's
+    # postings are filtered on them before any stored fields are read.
+    current = s is self._searcher(True) and self.ix_current is not None
 
     def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
-        for d in rule_docs(s, rule, game=game, lang=lang, kind="rule"):
-            if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
+        reader = s.reader()
+        if ("rule", rule) not in reader:
+            return None
+        ids = reader.postings("rule", rule).all_ids()
+        if current:
+            held = self._scope(game, lang, None)[1]
+            ids = [d for d in ids if d in held]
+        for d in ids:
+            f = fields(d)
+            if f["kind"] == "rule" and f["game"] == game and f["lang"] == lang and (docs is None or d in docs) \
+                    and (dver is None or f.get("dver") == dver):  # fmt: skip
                 return d
         return None
 
@@ -89,17 +109,19 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
             rule, name = f.get("rule") or "", self.title_of(f).split(" / ")[0]
         if not name:
             return None
+        scanned.append(d)
+        deep = len(scanned) <= DEEP  # the clauses below a heading are read for the first few names only
         if f["kind"] == "term" and obsolete(self.text_of(f)):
             c, why = today(f["game"], f["lang"], self.text_of(f)), f"today's rule for {name}"
         else:
-            c, why = definer(f["game"], f["lang"], rule, name), f"defines {name}"
+            c, why = definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
         if c is None or c == d:
             return None
         notes.setdefault(c, why)
         named_by.setdefault(c, d)
         return c
 
-    def definer(game: str, lang: str, rule: str, name: str) -> int | None:
+    def definer(game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
         """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
         "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
         clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
@@ -109,10 +131,13 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
             c = find(game, lang, f"{rule}.1")
             if c is not None and defines(self.text_of(fields(c)), name):
                 return c
+        if not deep:
+            c = find(game, lang, rule) if "." in rule else None
+            return c if c is not None and mentions(self.text_of(fields(c)), name) else None
         ids = (b.decode() for b in s.reader().expand_prefix("rule", rule))
         below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
         own = None
-        for r in below[:80]:
+        for r in below[:40]:
             c = find(game, lang, r)
             if c is None:
                 continue
