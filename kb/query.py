@@ -265,6 +265,19 @@ class QueryBuilder:
         tiers.sort(key=lambda t: -t[0])
         return tiers
 
+    def reading_of(self, text: str) -> str | None:
+        """The folded reading of text that is one name, in kana or in words with readings
+        (回避脳力 and かいひのうりょく read カイヒノリョク, as 回避能力 does); None for anything else."""
+        norm = normalize(text)[0]
+        if is_kana_only(text):
+            return fold_kana(to_katakana(re.sub(r"[\s・･]", "", norm))) or None
+        ws = words(text, self.vocab)
+        if not ws or not all(w.reading for w in ws):
+            return None
+        if re.sub(r"[\s・･]", "", "".join(text[w.start : w.end] for w in ws)) != re.sub(r"[\s・･]", "", text):
+            return None  # particles or symbols between the words: not one name
+        return fold_kana("".join(w.reading for w in ws))
+
     def phrase(self, phrase: str) -> Query | None:
         """Documents holding ``phrase`` as written: its Japanese words in order, its English words in order."""
         alts: list[Query] = []

@@ -48,6 +48,7 @@ from kb.ranking import (
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
+READ_ALIKE = 2.65  # the tier of a heading or term whose name reads as the query does
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 
@@ -188,9 +189,13 @@ class Searcher:
             tiers, loose, lits = self.build_query(stripped)
             lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
+            alike = "reading" in self.layers
             for tier, q in tiers:
                 if settled(scored, tier) >= want:
                     break
+                if alike and tier < READ_ALIKE:
+                    alike = False
+                    self._names_read_alike(run, stripped)
                 self._collect(run, q, tier)
             if settled(scored, 1.0) < want and "bigram" in self.layers and HAS_JA.search(text):
                 bq = bigram_query(text)
@@ -291,6 +296,23 @@ class Searcher:
                 run.scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
                     run.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
+
+    def _names_read_alike(self, run: _Pass, text: str) -> None:
+        """Tier 2.65: headings and terms whose name reads as the query does (an IME slip: 回避脳力 for
+        回避能力, 先頭ダメージ for 戦闘ダメージ; or a kanji name typed in kana)."""
+        reading = self.builder.reading_of(text)
+        if not reading or len(reading) < 3:
+            return
+        for hit in run.s.search(Term("jr", reading), filter=run.docs, limit=30):
+            f = hit.fields()
+            if hit.docnum in run.scored or f["kind"] not in ("term", "rule"):
+                continue
+            title = self.title_of(f)
+            name = title.split(" / ")[0] if f["kind"] == "term" else title.split("／")[0].strip()
+            if name and self.builder.reading_of(name) == reading:
+                run.scored[hit.docnum] = (READ_ALIKE, hit.score)
+                if f["kind"] == "rule":
+                    run.where[hit.docnum] = (f["game"], f["lang"], f["rule"])
 
     def _game_of(self, text: str) -> str | None:
         """The game a query's Japanese words point to: Duel Masters when one of them is far more

@@ -251,3 +251,16 @@ def test_a_keyword_actions_defining_sub_clause_comes_first(searcher):
     hits = searcher.search("proliferate", lang="en")
     assert hits[0]["rule"] == "701.34a" and "defines Proliferate" in hits[0]["why"]
     assert hits[1]["rule"] == "701.34"  # the heading the query names follows the clause defining it
+
+
+# -- names typed with an IME slip or in kana -----------------------------------------------------------
+def test_a_name_reads_alike_whatever_kanji_or_kana_it_is_typed_in(searcher):
+    read = searcher.builder.reading_of
+    assert read("回避脳力") == read("回避能力") == read("かいひのうりょく")
+    assert read("先頭ダメージ") == read("戦闘ダメージ")
+    assert read("シールドが無いとき") is None  # a phrase with particles is not one name
+
+
+def test_an_ime_slip_in_a_heading_name_finds_the_heading(searcher):
+    hit = first(searcher, "先頭ダメージ・ステップ")
+    assert (hit["game"], hit["rule"], hit["why"][0]) == ("mtg", "510", "name read alike")
