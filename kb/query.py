@@ -39,6 +39,7 @@ MAX_UNITS = 12
 ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense"})
 HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
+_NEGATION = re.compile(r"(?:[がはも]|され|させ|し|でき|れ|い|き|け|さ)?(?:てい|て)?(?:な[いかくけ]|ず|ません|無)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _english = StemmingAnalyzer()
 # Word keys (base forms, okurigana dropped) that wrap a question: 教えて, 知りたい, 分からない, 意味, やり方, ルール.
@@ -264,6 +265,15 @@ class QueryBuilder:
             tiers.append((1.2, _all_of(older)))
         tiers.sort(key=lambda t: -t[0])
         return tiers
+
+    def negated(self, text: str) -> list[str]:
+        """The words the query negates, as written (ブロック in ブロックされなかった): the analyzer drops
+        ない, so the index cannot tell them from the affirmed ones; kb.ranking.agrees reads the texts."""
+        out = []
+        for w in words(text, self.vocab):
+            if w.key != PASSIVE and _NEGATION.match(text, w.end) and HAS_JA.search(text[w.start : w.end]):
+                out.append(text[w.start : w.end])
+        return out
 
     def reading_of(self, text: str) -> str | None:
         """The folded reading of text that is one name, in kana or in words with readings

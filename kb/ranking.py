@@ -25,6 +25,16 @@ def prior(kind: str | None, rule: str) -> float:
     return 1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0
 
 
+NEGATION_AGREES = 1.3  # a hit negating the words the query negates (ブロックされなかった: されていない)
+
+
+def agrees(text: str, negated: list[str]) -> bool:
+    """True when the first sentence of ``text`` (what the clause is about) negates one of the
+    ``negated`` words too: ブロックされていない for ブロックされなかった."""
+    first = text.split("。", 1)[0]
+    return any(re.search(re.escape(w) + r"[ぁ-ん]{0,5}?(?:な[いかくけ]|ず|ません|無)", first) for w in negated)
+
+
 def lift_parents(scored: Scored, where: dict[int, tuple[str, str, str]]) -> None:
     """Put a clause just above its best sub-clause when both match in the same tier and the clause
     scores nearly as well: the clause states the rule its sub-clauses refine ("rule in context")."""

@@ -39,8 +39,10 @@ from kb.query import (
 from kb.ranking import (
     GAME_BIAS,
     HIER,
+    NEGATION_AGREES,
     POOL,
     SUPERSEDED,
+    agrees,
     lift_parents,
     prior,
     settled,
@@ -78,6 +80,7 @@ class _Pass:
     prefer: str | None
     scored: dict[int, tuple[float, float]]
     where: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    negated: list[str] = field(default_factory=list)  # the words the query negates
 
 
 class Searcher:
@@ -187,6 +190,7 @@ class Searcher:
         notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
         if not rule_query:
             tiers, loose, lits = self.build_query(stripped)
+            run.negated = self.builder.negated(stripped)
             lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
             alike = "reading" in self.layers
@@ -293,6 +297,8 @@ class Searcher:
                     bias *= SUPERSEDED
                 if hit.get("game") == run.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
+                if run.negated and "priors" in self.layers and agrees(self.text_of(hit.fields()), run.negated):
+                    bias *= NEGATION_AGREES
                 run.scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
                     run.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])

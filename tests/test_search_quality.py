@@ -7,7 +7,7 @@ import pytest
 
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
 from kb.fusion import GUARD, fuse, words_only
-from kb.ranking import arrange, coins, defines, nearest_rules, obsolete, today_of
+from kb.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
 from tests import test_index_search as base
 
 kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
@@ -264,3 +264,23 @@ def test_a_name_reads_alike_whatever_kanji_or_kana_it_is_typed_in(searcher):
 def test_an_ime_slip_in_a_heading_name_finds_the_heading(searcher):
     hit = first(searcher, "先頭ダメージ・ステップ")
     assert (hit["game"], hit["rule"], hit["why"][0]) == ("mtg", "510", "name read alike")
+
+
+# -- negation ------------------------------------------------------------------------------------------
+def test_the_words_a_query_negates_are_read_from_the_query(searcher):
+    neg = searcher.builder.negated
+    assert neg("ブロックされなかったクリーチャーの戦闘ダメージ") == ["ブロック"]
+    assert neg("シールドが無いときに攻撃されたら") == ["シールド"]
+    assert neg("攻撃しないクリーチャー") == ["攻撃"]
+    assert neg("ブロックされたクリーチャー") == []
+
+
+def test_a_clause_agrees_when_it_negates_the_same_word():
+    assert agrees("ブロックされていないクリーチャーは、その戦闘ダメージを", ["ブロック"])
+    assert agrees("非ターン・プレイヤーにシールドがなければ、", ["シールド"])
+    assert not agrees("ブロックされたクリーチャーは、戦闘ダメージを割り振る。", ["ブロック"])
+    assert not agrees("ブロック・クリーチャーを指定する。攻撃していない。", ["ブロック"])  # a negation of another word
+
+
+def test_only_the_first_sentence_says_what_a_clause_negates():
+    assert not agrees("防御プレイヤーはブロック・クリーチャーを指定する。そのコストを支払わない場合、", ["支払"])
