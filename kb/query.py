@@ -123,6 +123,7 @@ class QueryBuilder:
         self.layers = layers
         # This thread's reader of the default-scope index, or None when there is none.
         self.current_reader = current_reader
+        self._readings_cache: dict[str, str | None] = {}
 
     @classmethod
     def from_index(cls, index_dir: str | Path, vocab, layers: frozenset[str],
@@ -278,6 +279,14 @@ class QueryBuilder:
     def reading_of(self, text: str) -> str | None:
         """The folded reading of text that is one name, in kana or in words with readings
         (回避脳力 and かいひのうりょく read カイヒノリョク, as 回避能力 does); None for anything else."""
+        if text in self._readings_cache:
+            return self._readings_cache[text]
+        if len(self._readings_cache) > 8192:  # names repeat from query to query; queries rarely do
+            self._readings_cache.clear()
+        self._readings_cache[text] = out = self._reading(text)
+        return out
+
+    def _reading(self, text: str) -> str | None:
         norm = normalize(text)[0]
         if is_kana_only(text):
             return fold_kana(to_katakana(re.sub(r"[\s・･]", "", norm))) or None
