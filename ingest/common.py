@@ -34,13 +34,14 @@ class LineIndex:
 
 
 # A clause id inside running text: 509.1, 509.1c, 704.5aa; never part of a longer number or decimal.
-_ID = r"[1-9]\d{2}(?:\.\d{1,3}(?:[a-kmnp-z]{1,2})?)?"
+_ID = ruleid.ID_IN_TEXT
 # Word boundaries are ASCII: Japanese runs straight on from an id ("506.1により"), and \w would refuse it.
-_ID_DOTTED = re.compile(r"(?<![0-9A-Za-z_.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![0-9A-Za-z_]|\.\d)")
+_ID_DOTTED = re.compile(rf"(?<![0-9A-Za-z_.])([1-9]\d{{2}}\.\d{{1,3}}{ruleid.LETTER}{{0,2}})(?![0-9A-Za-z_]|\.\d)")
 # "rule 728〔不正な処理の扱い〕参照", "rules 509.1-3", "rule 601.2a–h", "section 5"
-_RANGE_END = r"(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.\d{1,3}[a-kmnp-z]?|\d{1,3}|[a-kmnp-z])(?![0-9A-Za-z_]))"
+_L = ruleid.LETTER
+_RANGE_END = rf"(?:\s*[-–—~〜]\s*(?:[1-9]\d{{2}}\.\d{{1,3}}{_L}?|\d{{1,3}}|{_L})(?![0-9A-Za-z_]))"
 _RULE_WORD = re.compile(
-    r"(?i)(?:rules?|sections?|総合ゲームルール|総合ルール|ルール)\s*"
+    r"(?i)" + ruleid.RULE_CUE + r"\s*"
     r"(?P<first>" + _ID + r"|\d)(?![0-9A-Za-z_])"
     r"(?P<range>" + _RANGE_END + r")?"
     r"(?P<more>(?:\s*(?:,|、|and|or|および|と)\s*" + _ID + _RANGE_END + r"?)*)"
@@ -57,7 +58,7 @@ def _expand_range(first: str, rng: str) -> list[str]:
     if p is None:
         return [first]
     _, rule, num, letters = p
-    if rule is not None and num is not None and letters and re.fullmatch(r"[a-kmnp-z]", end):
+    if rule is not None and num is not None and letters and re.fullmatch(_L, end):
         lo, hi = ruleid.SUB_LETTERS.find(letters), ruleid.SUB_LETTERS.find(end)
         if 0 <= lo <= hi:
             return [f"{rule}.{num}{c}" for c in ruleid.SUB_LETTERS[lo : hi + 1]]

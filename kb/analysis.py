@@ -107,7 +107,7 @@ def kanji_numerals(text: str) -> str:
 
 def title_key(s: str) -> str:
     """A whole title or term as one comparable key: NFKC, lower case, no dots or spaces, folded."""
-    return fold_kana(re.sub(r"[\s・]+", "", normalize(s)[0]))
+    return fold_kana(re.sub(r"[\s・]+", "", normalize_mapped(s)[0]))
 
 
 def is_kana_only(s: str) -> bool:
@@ -115,7 +115,7 @@ def is_kana_only(s: str) -> bool:
     return bool(_KANA_ONLY.match(s)) and bool(s.strip())
 
 
-def normalize(text: str) -> tuple[str, list[int], list[int]]:
+def normalize_mapped(text: str) -> tuple[str, list[int], list[int]]:
     """NFKC + lower case, with each output character's [start, end) in the original text."""
     if text.isascii():
         low = text.lower()
@@ -168,13 +168,18 @@ def _janome_tokens(norm: str) -> list[tuple[str, str, str, str]]:
         return [(t.surface, t.part_of_speech, t.base_form, t.reading) for t in _janome.tokenize(norm)]
 
 
+def janome_words(text: str) -> list[str]:
+    """Janome's words of ``text`` as written (no normalisation), from the one shared, locked tokenizer."""
+    return [surface for surface, *_ in _janome_tokens(text)]
+
+
 def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int, str, str, str]]]:
     """Normalise and tokenise once per text: (norm, starts, ends, [(s, e, pos, base, reading)])."""
     with _janome_lock:
         hit = _cache.get(text)
     if hit is not None:
         return hit
-    norm, starts, ends = normalize(text)
+    norm, starts, ends = normalize_mapped(text)
     toks = []
     pos = 0
     for surface, ps, base, reading in _janome_tokens(norm):
@@ -279,7 +284,7 @@ def reading_compounds(ws: list[Word]) -> list[tuple[str, int, int]]:
 
 def bigrams(text: str) -> list[tuple[str, int, int]]:
     """Character bigrams (unigrams for single characters) of each run of letters, dots removed."""
-    norm, starts, ends = normalize(text)
+    norm, starts, ends = normalize_mapped(text)
     out = []
     for m in re.finditer(r"[^\s\W_]+(?:・[^\s\W_]+)*", norm):
         chars = [(c, m.start() + k) for k, c in enumerate(m.group(0)) if c != _DOTS]
@@ -325,7 +330,7 @@ class JanomeTokenizer(Tokenizer):
                  start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):  # fmt: skip
         t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         if not tokenize:
-            t.original = t.text = fold_kana(normalize(value)[0].replace(_DOTS, ""))
+            t.original = t.text = fold_kana(normalize_mapped(value)[0].replace(_DOTS, ""))
             t.boost = 1.0
             if positions:
                 t.pos = start_pos
@@ -418,12 +423,12 @@ def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
     Matching ignores width, case and ・ and folds katakana long vowels, so ``ブロッククリーチャー``
     marks the whole ``ブロック・クリーチャー`` and ``S・トリガー`` its ``S`` too. A Latin literal
     starts at a word start and marks the whole word (``block`` marks ``blocked``)."""
-    norm, starts, ends = normalize(text)
+    norm, starts, ends = normalize_mapped(text)
     canon, where = _canon(norm)
     taken = [False] * len(canon)
     spans = []
     for lit in sorted(dict.fromkeys(lits), key=lambda w: -len(w)):
-        lit = _canon(normalize(lit)[0])[0].strip()
+        lit = _canon(normalize_mapped(lit)[0])[0].strip()
         if not _worth_marking(lit):
             continue
         latin = bool(_ASCII_WORD.match(lit[0]))

@@ -20,16 +20,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest import parse_data
+import ingest
 from ingest.common import Hints
 from kb import align, editions, history, index, order, semantic
 from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
-from kb.model import PROVENANCES
+from kb.model import PROVENANCES, Progress
 from kb.store import Store
 from kb.textio import read_input
-
-Progress = Callable[[int, int, str], None]
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -153,7 +151,7 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     options = json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
     if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
-    result = parse_data(data, hints)
+    result = ingest.parse_data(data, hints)
     del data
     if result.errors:
         first = result.errors[0]
@@ -170,16 +168,15 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     return report
 
 
-def derive(store: Store, progress: Progress | None = None, *, lineage: bool = True) -> dict:
+def derive(store: Store, progress: Progress | None = None) -> dict:
     """What the store derives from its texts: dates of undated versions, the English edition each
     translation renders, the lineage of every clause across editions, and each translation's
     alignment with its edition."""
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
-    if lineage:
-        stats["lineage"] = history.build_lineage(store, progress)
-        stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
+    stats["lineage"] = history.build_lineage(store, progress)
+    stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
     return stats
 

@@ -147,7 +147,7 @@ def _rule_arg(raw: str) -> str:
 @handles_errors
 def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, label: str | None, as_json: bool) -> None:
     """Show one rule or clause with its examples, references, parent and children."""
-    from kb.views import clause_view
+    from kb.clause import clause_view
 
     store = _store(ctx)
     rule = _rule_arg(rule)
@@ -324,6 +324,8 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
             data = run_link(store, list(paths), game=game, against=against, junit=list(junit), save=True, git=not no_git)
     else:
         data = run_link(_store(ctx), list(paths), game=game, against=against, junit=list(junit), git=not no_git)
+    for why in data.get("skipped", []):
+        click.echo(f"rulekb: warning: {why} (skipped)", err=True)
     if as_json:
         emit_json(data)
         return

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kb import editorial, ruleid
+from kb import analysis, editorial, ruleid
 
 # A cited clause id (with an optional range tail) inside a reference's raw span.
 _CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
@@ -154,20 +154,12 @@ def similarity(a: Item, b: Item) -> float:
 
 
 # -- inline differ ----------------------------------------------------------------------------
-_janome = None
-
-
 def _japanese_tokens(text: str) -> list[str]:
-    global _janome
-    if _janome is None:
-        from janome.tokenizer import Tokenizer  # imported lazily: start-up cost only when needed
-
-        _janome = Tokenizer()
     out: list[str] = []
     for line in text.split("\n"):
         if out:
             out.append("\n")
-        out.extend(_janome.tokenize(line, wakati=True))
+        out.extend(analysis.janome_words(line))
     return out
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from kb import editions
+from kb import editions, ruleid
 from kb.store import Store, VersionInfo
 
 MAX_USES = 20
 _QUOTES = re.compile(r"[’‘'`“”\"?]")
 # "See rule 113", "rules 601 and 602", "rule 702.21〔護法〕参照"
-_CITED = re.compile(r"(?i)(?:rules?|ルール)\s*(\d{3}(?:\.\d{1,3}[a-kmnp-z]{0,2})?)(?![0-9])")
+_CITED = re.compile(rf"(?i){ruleid.RULE_CUE}\s*({ruleid.ID_IN_TEXT})(?![0-9])")
 _SOURCES = ("glossary", "heading", "inline", "article")  # the order in which a source is trusted
 
 

@@ -8,12 +8,12 @@ to its creation and forward to its removal or the newest edition: a handful of i
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from kb import diffparts, editions, editorial
 from kb.diff import diff_items, forced_for, load_forced, load_items
-from kb.errors import NotFound
+from kb.errors import NotFound, StoreError
+from kb.model import Progress
 from kb.store import Store, VersionInfo
 
 LINEAGE_SCHEMA = """
@@ -24,9 +24,6 @@ CREATE TABLE IF NOT EXISTS lineage(
 CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
 CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
 """
-
-Progress = Callable[[int, int, str], None] | None
-
 
 def _chains(store: Store) -> list[list[VersionInfo]]:
     """Versions of each game/language, oldest first (the order lineage links follow).
@@ -51,7 +48,7 @@ def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], s
     ]  # fmt: skip
 
 
-def build_lineage(store: Store, progress: Progress = None) -> dict:
+def build_lineage(store: Store, progress: Progress | None = None) -> dict:
     """Diff every adjacent pair of versions once and store the links; returns counts."""
     store.conn.executescript(LINEAGE_SCHEMA)
     if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:
@@ -72,44 +69,19 @@ def build_lineage(store: Store, progress: Progress = None) -> dict:
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
     store.set_meta("lineage_built", "1")
-    _memory.pop(id(store), None)
     return {"pairs": len(pairs), "links": rows}
 
 
 # -- reading links ------------------------------------------------------------------------------
-_memory: dict[int, dict] = {}  # stores built before lineage existed: links computed on first use
-
-
-def _has_table(store: Store) -> bool:
-    known = getattr(store, "_has_lineage", None)
-    if known is None:
-        known = store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='lineage'").fetchone() is not None
-        if known:  # only remember a yes: a build may still create the table on this store
-            store._has_lineage = True  # type: ignore[attr-defined]
-    return known
-
-
-def _memory_links(store: Store) -> dict:
-    links = _memory.get(id(store))
-    if links is None:
-        links = {"back": {}, "fwd": {}}
-        forced_entries = load_forced()
-        for chain in _chains(store):
-            for a, b in zip(chain, chain[1:], strict=False):
-                for row in _pair_rows(a, b, forced_entries, store):
-                    _, _, ov, nv, o, n, kind, sim, ref, _ = row
-                    if n:
-                        links["back"][(nv, n)] = (kind, o, sim, ref)
-                    if o:
-                        links["fwd"][(ov, o)] = (kind, n, sim, ref)
-        _memory[id(store)] = links
-    return links
+def _require(store: Store) -> None:
+    """Lineage is part of every generation (kb.build builds it): a store without it is not a KB."""
+    if not store.has_table("lineage"):
+        raise StoreError("this knowledge base has no clause lineage: rebuild it with `rulekb build`")
 
 
 def _link(store: Store, direction: str, vid: int, rule: str) -> tuple | None:
     """The stored change that leads into (back) or out of (fwd) a clause of version ``vid``."""
-    if not _has_table(store):
-        return _memory_links(store)[direction].get((vid, rule))
+    _require(store)
     if direction == "back":
         q = "SELECT kind, old_rule, similarity, reference_only FROM lineage WHERE new_vid=? AND new_rule=?"
     else:
@@ -335,7 +307,7 @@ def carry(
     cur: dict[str, str | None] = {r: r for r in rules}
     for k in range(i, j, step):
         a, b = chain[k], chain[k + step]
-        held = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (b.id,))}
+        held = set(store.rules(b))
         for r, now in cur.items():
             if now is None:
                 continue
@@ -356,8 +328,7 @@ def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tu
 
     A diff across many editions reads its editorial verdicts here instead of comparing the two
     wordings again: the verdicts of the steps were made once, at build."""
-    if not store.has_table("lineage"):
-        return {}
+    _require(store)
     chain = next((c for c in _chains(store) if any(v.id == old.id for v in c)), [])
     ids = [v.id for v in chain]
     if old.id not in ids or new.id not in ids or ids.index(new.id) <= ids.index(old.id):
@@ -385,9 +356,8 @@ def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tu
 def update_counts(store: Store) -> dict[int, dict]:
     """For each version with a predecessor in its chain: that predecessor's id and how many clauses each
     kind of change touched (``reference_only``: edits of cited numbers alone; ``editorial``: wording-only
-    edits, reference-only ones included). Empty without stored lineage."""
-    if not _has_table(store):
-        return {}
+    edits, reference-only ones included)."""
+    _require(store)
     out: dict[int, dict] = {}
     wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
     q = (f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
@@ -403,8 +373,7 @@ def update_counts(store: Store) -> dict[int, dict]:
 
 def update_changes(store: Store, new_vid: int) -> list[dict]:
     """The stored changes that lead into version ``new_vid`` from its predecessor, in document order."""
-    if not _has_table(store):
-        return []
+    _require(store)
     wording = "editorial" if _has_editorial(store) else "0"
     rows = store.conn.execute(
         f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",

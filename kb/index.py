@@ -21,11 +21,11 @@ from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
 from kb import ruleid, semantic
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
+from kb.model import Progress
 from kb.thesaurus import mine_renames
 
 TERMS_FILE = "terms.json"
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
-Progress = Callable[[int, int, str], None]
 _SEE_RULE = re.compile(r"(?:rules?|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
 
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import date
+
+# Long work reports (done, total, what) as it goes: kb.build.ConsoleProgress draws it on stderr.
+Progress = Callable[[int, int, str], None]
 
 GAMES = ("mtg", "dm")
 LANGS = ("ja", "en")

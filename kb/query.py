@@ -25,7 +25,7 @@ from kb.analysis import (
     fold_kana,
     is_kana_only,
     kanji_numerals,
-    normalize,
+    normalize_mapped,
     title_key,
     to_katakana,
     words,
@@ -170,9 +170,9 @@ class QueryBuilder:
         qwords = words(text, self.vocab)
         # "…について教えて", "…の意味を知りたい": the wrapper of a question is no word to find.
         qwords = [w for w in qwords if w.key not in _ASKING] or qwords
-        v = _Views(text, normalize(text)[0], qwords)
+        v = _Views(text, normalize_mapped(text)[0], qwords)
         v.lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
-        v.lits |= {normalize(text[w.start : w.end])[0] for w in qwords}
+        v.lits |= {normalize_mapped(text[w.start : w.end])[0] for w in qwords}
         if qwords:
             v.native.append((self._units(qwords), 1.0))
         return v
@@ -194,11 +194,11 @@ class QueryBuilder:
         analyse = lambda t: words(t, self.vocab)  # noqa: E731
         for alt, dsts in _rewritten(v.qwords, self.thesaurus.rewrite(v.qkeys), analyse):
             v.native.append((self._units(alt), 0.9))
-            v.lits.update(normalize(d)[0] for d in dsts)
+            v.lits.update(normalize_mapped(d)[0] for d in dsts)
         # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
         for alt, dsts in _rewritten(v.qwords, self.thesaurus.rewrite(v.qkeys, ("older",)), analyse):
             v.older.append((self._units(alt), 0.8))
-            v.lits.update(normalize(d)[0] for d in dsts)
+            v.lits.update(normalize_mapped(d)[0] for d in dsts)
 
     def _english(self, v: _Views) -> None:
         """The query's English stems, and (layer "thesaurus") the wordings the editions replaced."""
@@ -227,7 +227,7 @@ class QueryBuilder:
             v.lits.update(term.lower().split())
         for term in th.to_japanese(v.text):
             v.translated.append((self._units(words(term, self.vocab)), 0.6))
-            v.lits.add(normalize(term)[0])
+            v.lits.add(normalize_mapped(term)[0])
         v.names = th.names_for(v.qkeys, v.text) or th.names_for(v.tkeys, v.text)
 
     def _tiers(self, v: _Views) -> Tiers:
@@ -287,7 +287,7 @@ class QueryBuilder:
         return out
 
     def _reading(self, text: str) -> str | None:
-        norm = normalize(text)[0]
+        norm = normalize_mapped(text)[0]
         if is_kana_only(text):
             return fold_kana(to_katakana(re.sub(r"[\s・･]", "", norm))) or None
         ws = words(text, self.vocab)
@@ -303,7 +303,7 @@ class QueryBuilder:
         keys = [w.key for w in words(phrase, self.vocab) if HAS_JA.search(w.key)]
         if keys:
             alts.append(Phrase("ja", keys, slop=1) if len(keys) > 1 else Term("ja", keys[0]))
-        latin = re.findall(r"[a-z0-9']+", normalize(phrase)[0])
+        latin = re.findall(r"[a-z0-9']+", normalize_mapped(phrase)[0])
         if latin and not keys:
             alts.append(Phrase("ew", latin) if len(latin) > 1 else Term("ew", latin[0]))
         if not alts:

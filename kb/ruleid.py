@@ -12,6 +12,12 @@ RULE_ID_RE = re.compile(r"^(?P<rule>[1-9]\d{2}|000)(?:\.(?P<num>\d{1,3})(?P<sub>
 
 # Sub-rule letters never use l or o (they read as 1 and 0).
 SUB_LETTERS = "abcdefghijkmnpqrstuvwxyz"
+# The same letters as a regex character class, for patterns that find ids in running text.
+LETTER = "[a-kmnp-z]"
+# A clause id inside running text: 509, 509.1, 509.1c, 704.5aa.
+ID_IN_TEXT = rf"[1-9]\d{{2}}(?:\.\d{{1,3}}(?:{LETTER}{{1,2}})?)?"
+# The cue words of a cited rule: "See rule 113", "rules 601 and 602", "総合ルール 509.1", "section 5".
+RULE_CUE = r"(?:rules?|sections?|総合ゲームルール|総合ルール|ルール)"
 
 
 @functools.lru_cache(maxsize=65536)

@@ -14,17 +14,15 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CR_EN = SHARED / "corpora" / "cr-en"
-CR_JA_HEAD = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt"
-SEEDS = SHARED / "seeds"
+from tests.helpers import CR_EN, CR_JA, SEEDS
+
+CR_JA_HEAD = CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt"
 VIEWER_509 = SEEDS / "000_69c867f839c48ea8.txt"
 VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
 WIKI_QUOTE = SEEDS / "002_52ff311794a719e8.txt"
 LEGACY_55 = SEEDS / "004_141578bca00711b0.txt"
 JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
-CR_JA_FULL = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0.txt"
+CR_JA_FULL = CR_JA / "JP_CR_20260116.0.txt"
 TODAY_JAPANESE = (CR_JA_FULL, VIEWER_509, VIEWER_510, WIKI_QUOTE, LEGACY_55)
 
 _tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))
@@ -66,7 +64,7 @@ def english(*dates: str) -> list[Path]:
     return [CR_EN / f"MagicCompRules_{d}.txt" for d in dates]
 
 
-def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
+def build_store(paths: Iterable[Path], dest: Path):
     """A writable store holding the parsed files (then dates placed and lineage built, as a build does)."""
     from ingest import parse_file
     from kb.build import derive
@@ -78,18 +76,18 @@ def build_store(paths: Iterable[Path], dest: Path, *, lineage: bool = True):
     for p in paths:
         result = parse_file(str(p))
         store.add(result, path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
-    derive(store, lineage=lineage)
+    derive(store)
     store.commit()
     return store
 
 
 @functools.cache
-def store_of(*dates: str, japanese: bool = False, lineage: bool = True, today: bool = False):
+def store_of(*dates: str, japanese: bool = False, today: bool = False):
     """A cached store of the given English editions (all when none), optionally with the Japanese texts
     (``today``: the whole 和訳 20260116.0 instead of its head piece)."""
     paths = english(*dates) + (list(TODAY_JAPANESE if today else JAPANESE) if japanese else [])
-    name = hashlib.sha1(repr((dates, japanese, lineage, today)).encode()).hexdigest()[:10]
-    return build_store(paths, _tmp / f"{name}.sqlite", lineage=lineage)
+    name = hashlib.sha1(repr((dates, japanese, today)).encode()).hexdigest()[:10]
+    return build_store(paths, _tmp / f"{name}.sqlite")
 
 
 def full_store():

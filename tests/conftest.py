@@ -2,23 +2,23 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared"
-CR_EN = SHARED / "corpora" / "cr-en"
+from tests.helpers import CORPORA, CR_EN, CR_JA, DM_RULES, SEEDS
 
 
 @pytest.fixture(scope="session")
-def shared_dir() -> Path:
-    return SHARED
+def corpora() -> Path:
+    """The shared real texts (``../shared/corpora``); a clear failure, not a FileNotFoundError deep in a
+    parser, when a checkout lacks them."""
+    for d in (CR_EN, CR_JA, DM_RULES, SEEDS):
+        if not d.is_dir() or not any(d.iterdir()):
+            pytest.fail(f"{d} is missing or empty: the tests read the shared corpora in ../shared beside the checkout"
+                        " (../shared/corpora/cr-en, cr-ja, dm-rules and ../shared/seeds)", pytrace=False)  # fmt: skip
+    return CORPORA
 
 
 @pytest.fixture(scope="session")
@@ -58,21 +58,3 @@ def cli():
         return result.exit_code, result.stdout, result.stderr
 
     return run
-
-
-def rulekb(*args: str, home: Path | None = None, check: bool = False, timeout: float = 600) -> subprocess.CompletedProcess:
-    """Run the real ``rulekb`` entry point in a subprocess."""
-    env = dict(os.environ)
-    if home is not None:
-        env["RULEKB_HOME"] = str(home)
-    proc = subprocess.run(
-        [sys.executable, "-c", "from kb.cli import main; main()", *map(str, args)],
-        capture_output=True, text=True, env=env, timeout=timeout, cwd=ROOT,
-    )  # fmt: skip
-    if check and proc.returncode != 0:
-        raise AssertionError(f"rulekb {' '.join(map(str, args))} failed ({proc.returncode}): {proc.stderr}")
-    return proc
-
-
-def rulekb_json(*args: str, home: Path):
-    return json.loads(rulekb(*args, "--json", home=home, check=True).stdout)

@@ -7,7 +7,7 @@ import pytest
 from kb.align import align
 from tests._kbfixtures import full_store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
@@ -56,7 +56,7 @@ def test_a_paragraph_holding_its_sub_clauses_text_is_a_merge_with_evidence(tmp_p
     en = english("2023-11-17")[0]
     store.add(parse_text(en.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n"),
                          Hints(format="cr-en", path=str(en))), path=str(en), sha256="e")  # fmt: skip
-    derive(store, lineage=False)
+    derive(store)
     r = align(store, store.get_version("mtg", "ja", "20231117.0"), store.get_version("mtg", "en", "20231117"))
     pairs = by_b(r)
     assert (pairs["509.7a"]["status"], pairs["509.7a"]["a_rule"]) == ("merged", "509.7")

@@ -14,7 +14,7 @@ from kb.analysis import (
     fold_kana,
     is_kana_only,
     learn_vocab,
-    normalize,
+    normalize_mapped,
     split_katakana,
     to_katakana,
     words,
@@ -37,7 +37,7 @@ def test_nfkc_full_width_digits_and_letters():
 
 def test_half_width_kana_folds_and_keeps_original_offsets():
     text = "ｶﾞｰﾄﾞ ブロッカー"
-    norm, starts, ends = normalize(text)
+    norm, starts, ends = normalize_mapped(text)
     assert norm.startswith("ガード")  # ｶﾞ (two characters) became one
     assert keys(text) == keys("ガード ブロッカー")
     w = words(text)[0]

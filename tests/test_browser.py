@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from tests.helpers import ARTIFACTS, CR_EN
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-EN_2023 = ROOT.parent / "shared" / "corpora" / "cr-en" / "MagicCompRules_2023-11-17.txt"
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
+
+EN_2023 = CR_EN / "MagicCompRules_2023-11-17.txt"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
                  "--disable-sync", "--no-first-run"]  # fmt: skip

@@ -9,15 +9,13 @@ became 720, and 701.34d-g moved up a letter). Screenshots land in tests/artifact
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.browser
+from tests.helpers import ARTIFACTS, CR_EN, ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT / "tests" / "artifacts"
-CR_EN = ROOT.parent / "shared" / "corpora" / "cr-en"
+pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
+
 AXE = ROOT / "tests" / ".deps" / "axe-core-4.14.1" / "axe.min.js"  # fetched by `make test` (Makefile: $(AXE))
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests._kbfixtures import ROOT, home_of, today_store
+from tests._kbfixtures import home_of, today_store
+from tests.helpers import ARTIFACTS
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-ARTIFACTS = ROOT / "tests" / "artifacts"
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,10 @@ from kb.build import BUNDLED_CORPUS, build_kb, read_manifest
 from kb.errors import InputError
 from kb.home import Home
 from kb.model import PROVENANCES
-from tests._kbfixtures import SHARED, write_manifest
+from tests._kbfixtures import write_manifest
+from tests.helpers import SHARED
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def test_the_bundled_corpus_holds_every_real_text_byte_exact_with_provenance():

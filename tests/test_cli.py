@@ -8,14 +8,14 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import CR_EN, ROOT, rulekb, rulekb_json
+from tests.helpers import CORPUS, CR_EN, rulekb, rulekb_json, rulekb_process
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 VIEWER_HEAD = "総合ルールビューア\n5. ターンの構造\n509. ブロック・クリーチャー指定ステップ\n"
 
@@ -153,11 +153,7 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
     (corpus / "manifest.toml").write_text("\n".join(entries))
     before = snapshot(home)
     versions_before = rulekb("versions", "--json", home=home).stdout
-    env = dict(os.environ, RULEKB_HOME=str(home))
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from kb.cli import main; main()", "build", "--corpus", str(corpus)],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+    proc = rulekb_process("build", "--corpus", corpus, home=home)  # a real process, to be killed
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
@@ -178,7 +174,7 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
 
 
 def test_same_file_with_other_overrides_is_another_document(home):
-    seed = ROOT / "corpus" / "003_1192bed475bff8cb.txt"
+    seed = CORPUS / "003_1192bed475bff8cb.txt"
     proc = rulekb("ingest", seed, "--version", "20240101.0", home=home)
     assert proc.returncode == 0 and "mtg/ja/20240101.0" in proc.stdout, proc.stdout + proc.stderr
     again = rulekb("ingest", seed, "--version", "20240101.0", home=home)

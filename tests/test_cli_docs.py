@@ -1,7 +1,7 @@
 """Every command is documented: a help text, and a line in the README's usage block."""
 
 from kb.cli import cli
-from tests.conftest import ROOT
+from tests.helpers import ROOT
 
 
 def test_every_command_has_help_and_is_in_the_readme():

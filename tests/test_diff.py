@@ -8,7 +8,10 @@ from kb import diffparts, matcher
 from kb.diff import diff_items, diff_versions, forced_for, load_forced
 from kb.errors import InputError, NotFound
 from kb.model import Reference
-from tests._kbfixtures import SEEDS, WIKI_QUOTE, build_store, store_of
+from tests._kbfixtures import WIKI_QUOTE, build_store, store_of
+from tests.helpers import SEEDS
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def item(rule: str, text: str = "", title: str = "", refs: tuple[str, ...] = (), pos: int = 0) -> diffparts.Item:
@@ -113,7 +116,7 @@ def test_forced_matches_file_parses_and_bad_file_names_itself(tmp_path):
 # -- golden diffs of real editions ----------------------------------------------------------------
 @pytest.fixture(scope="module")
 def foundations():
-    store = store_of("2024-06-07", "2025-02-07", lineage=False)
+    store = store_of("2024-06-07", "2025-02-07")
     return diff_versions(store, "mtg", "en", "20240607", "20250207")
 
 
@@ -138,7 +141,7 @@ def test_foundations_summary_counts_match_the_changes(foundations):
 
 
 def test_the_2009_renumbering_moves_clauses_across_sections():
-    store = store_of("2009-05-01", "2009-07-08", lineage=False)
+    store = store_of("2009-05-01", "2009-07-08")
     d = diff_versions(store, "mtg", "en", "20090501", "latest", inline=False)
     moves = {c["old_rule"]: c for c in d["changes"] if c["kind"] == "moved"}
     assert moves["422"]["new_rule"] == "714"  # Handling Illegal Actions
@@ -152,7 +155,7 @@ def test_the_2009_renumbering_moves_clauses_across_sections():
 
 
 def test_japanese_quote_shows_only_a_reference_change_and_no_removals(tmp_path):
-    store = build_store([SEEDS / "000_69c867f839c48ea8.txt", WIKI_QUOTE], tmp_path / "ja.sqlite", lineage=False)
+    store = build_store([SEEDS / "000_69c867f839c48ea8.txt", WIKI_QUOTE], tmp_path / "ja.sqlite")
     d = diff_versions(store, "mtg", "ja", "20231117.0", "20260807.0")
     c = {c["old_rule"]: c for c in d["changes"]}["509.1"]
     assert c["kind"] == "edited" and c["reference_only"] and ["+", "733"] in c["inline"]
@@ -160,7 +163,7 @@ def test_japanese_quote_shows_only_a_reference_change_and_no_removals(tmp_path):
 
 
 def test_unknown_version_is_not_found():
-    store = store_of("2024-06-07", "2025-02-07", lineage=False)
+    store = store_of("2024-06-07", "2025-02-07")
     with pytest.raises(NotFound):
         diff_versions(store, "mtg", "en", "20240607", "19990101")
 
@@ -173,7 +176,7 @@ def test_diff_does_not_depend_on_the_hash_seed():
     import subprocess
     import sys
 
-    store = store_of("2009-05-01", "2009-07-08", lineage=False)
+    store = store_of("2009-05-01", "2009-07-08")
     code = ("import json, sys; from kb.store import Store; from kb.diff import diff_versions\n"
             "s = Store.open(sys.argv[1])\n"
             "r = diff_versions(s, 'mtg', 'en', '20090501', '20090708', inline=False)\n"

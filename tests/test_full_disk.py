@@ -16,9 +16,9 @@ import textwrap
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.helpers import CORPUS, ROOT
 
-SEED = ROOT / "corpus" / "003_1192bed475bff8cb.txt"  # a viewer page: ingested as a new version below
+SEED = CORPUS / "003_1192bed475bff8cb.txt"  # a viewer page: ingested as a new version below
 
 INNER = textwrap.dedent(
     """

@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from kb import history
-from kb.errors import NotFound
+from kb.errors import NotFound, StoreError
+from kb.store import Store
 from tests._kbfixtures import full_store
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +87,15 @@ def test_unknown_rule_is_not_found(store):
         history.history(store, "mtg", "en", "999.99")
 
 
-def test_history_works_on_a_store_built_without_the_lineage_table():
-    from tests._kbfixtures import store_of
+def test_a_store_without_lineage_is_refused_with_a_clear_error(tmp_path):
+    from ingest import parse_file
+    from tests._kbfixtures import english
 
-    store = store_of("2024-06-07", "2025-02-07", lineage=False)
-    h = history.history(store, "mtg", "en", "509.3a", inline=False)
-    assert moves(h) == [("20250207", "509.5a", "509.3a")]
+    store = Store.create(str(tmp_path / "bare.sqlite"))  # texts stored, nothing derived: not a KB generation
+    for p in english("2024-06-07", "2025-02-07"):
+        store.add(parse_file(str(p)), path=str(p), sha256=p.name)
+    with pytest.raises(StoreError, match="no clause lineage: rebuild it with `rulekb build`"):
+        history.history(store, "mtg", "en", "509.3a", inline=False)
 
 
 def test_japanese_history_reaches_the_old_translation_through_the_english_lineage(store):

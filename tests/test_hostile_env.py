@@ -15,10 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests._hostile import copy_home, refused, snapshot
-from tests.conftest import ROOT, SHARED
+from tests.helpers import CR_EN, ENGINES, ROOT
 
-EN = SHARED / "corpora" / "cr-en" / "MagicCompRules_2018-06-08.txt"
-ENGINE = ROOT / "tests" / "fixtures" / "engines" / "python"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+EN = CR_EN / "MagicCompRules_2018-06-08.txt"
+ENGINE = ENGINES / "python"
 
 
 @pytest.fixture

@@ -12,13 +12,16 @@ from pathlib import Path
 
 import pytest
 
+from tests import helpers
 from tests._hostile import refused
-from tests.conftest import SHARED
+from tests.helpers import CR_EN, CR_JA, DM_RULES
 
-EN = SHARED / "corpora" / "cr-en" / "MagicCompRules_2018-06-08.txt"  # UTF-8 without BOM, LF
-DM = SHARED / "corpora" / "dm-rules" / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
-JA = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0.txt"
-LEGACY = Path(__file__).resolve().parents[1] / "corpus" / "004_141578bca00711b0.txt"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+EN = CR_EN / "MagicCompRules_2018-06-08.txt"  # UTF-8 without BOM, LF
+DM = DM_RULES / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
+JA = CR_JA / "JP_CR_20260116.0.txt"
+LEGACY = helpers.CORPUS / "004_141578bca00711b0.txt"
 _NEWLINES = re.compile(r"\r\r\n|\r\n|\r")
 
 
@@ -233,7 +236,7 @@ def test_positions_in_a_utf8_bom_file_are_counted_after_the_bom(cli, kb_home, tm
 def test_real_cp1252_editions_still_decode_and_utf8_japanese_legacy_encodings_too():
     from kb.textio import decode
 
-    cp1252 = SHARED / "corpora" / "cr-en" / "MagicCompRules_2015-01-23.txt"
+    cp1252 = CR_EN / "MagicCompRules_2015-01-23.txt"
     out = decode(cp1252.read_bytes(), str(cp1252))
     assert out.encoding == "cp1252" and "â€" not in out.text and "’" in out.text
     text = LEGACY.read_text(encoding="utf-8")

@@ -11,14 +11,15 @@ from pathlib import Path
 import pytest
 
 import ingest
-from ingest import cr_en
 from ingest.common import Hints
 from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CR_EN, CR_JA, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CR_EN = SHARED / "corpora" / "cr-en"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
 EDITIONS = sorted(CR_EN.glob("*.txt"))
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "cr_en"
+FIXTURES = helpers.FIXTURES / "cr_en"
 WRAPPED = FIXTURES / "wrapped_old_edition.txt"
 MODERN_SOURCE = FIXTURES / "modern_edition.txt"  # a synthetic edition, stored under a neutral name
 
@@ -274,21 +275,11 @@ def test_clauses_of_a_rule_whose_heading_is_missing_keep_their_ids():
     assert [(n.rule, n.parent) for n in result.versions[0].nodes][-2:] == [("101.1", "1"), ("101.2", "1")]
 
 
-def test_sniff(modern):
-    text = modern.read_text(encoding="utf-8")
-    assert cr_en.sniff(text, modern.name) >= 0.9
-    assert cr_en.sniff(text.replace("Comprehensive Rules", "Rules"), "x.txt") == pytest.approx(0.6)
-    ja = read_text(str(SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt")).text
-    assert cr_en.sniff(ja, "JP_CR_20260116.0.txt") == 0.0
-    assert cr_en.sniff("Comprehensive Rules\n\nno clauses here at all\n", "x.txt") == 0.0
-    assert ingest.detect(text, modern.name)[0] == "cr-en"
-
-
 @pytest.mark.parametrize(
     "text",
     [
         "just some random text\nwith two lines\n",
-        read_text(str(SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt")).text,
+        read_text(str(CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt")).text,
     ],
     ids=["random", "japanese"],
 )

@@ -8,15 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from ingest import cr_ja, parse_file, parse_text
+from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
+from tests import helpers
+from tests.helpers import CR_JA
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-CORPUS = SHARED / "corpora" / "cr-ja"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+CORPUS = CR_JA
 HEAD = CORPUS / "JP_CR_20260116.0_lines_offset0-8167.txt"
 TAIL = CORPUS / "JP_CR_20260116.0_lines_offset500000-509905.txt"
-FIXTURES = Path(__file__).parent / "fixtures" / "cr_ja"
+FIXTURES = helpers.FIXTURES / "cr_ja"
 
 
 def _parse(path: Path):
@@ -120,15 +123,6 @@ def test_label_without_a_file_name_comes_from_the_text():
     head_text, tail_text = HEAD.read_text(encoding="utf-8"), TAIL.read_text(encoding="utf-8")
     assert parse_text(head_text, Hints(format="cr-ja")).versions[0].label == "20260116.0"  # 2026-01-16 に翻訳
     assert parse_text(tail_text, Hints(format="cr-ja")).versions[0].label == "20260116.0"  # effective date
-
-
-def test_sniff_tells_the_pieces_apart_from_other_texts():
-    assert cr_ja.sniff(HEAD.read_text(encoding="utf-8"), "") >= 0.7
-    assert cr_ja.sniff(TAIL.read_text(encoding="utf-8"), "") >= 0.7
-    dm = next((SHARED / "corpora" / "dm-rules").glob("*.md")).read_text(encoding="utf-8")
-    assert cr_ja.sniff(dm, "") == 0.0
-    en = (SHARED / "corpora" / "cr-en" / "MagicCompRules_2015-01-23.txt").read_bytes().decode("utf-8", "replace")
-    assert cr_ja.sniff(en, "") == 0.0
 
 
 # --- small fixtures: one parsing rule each -------------------------------------------------
@@ -375,7 +369,7 @@ def test_a_marked_definition_shaped_like_an_entry_stays_a_definition(full):
 
 
 # -- the real, whole 和訳 20260116.0 ---------------------------------------------------------------
-REAL = SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0.txt"
+REAL = CR_JA / "JP_CR_20260116.0.txt"
 
 
 @pytest.fixture(scope="module")

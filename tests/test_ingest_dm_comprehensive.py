@@ -11,10 +11,13 @@ import pytest
 from ingest import dm_comprehensive, parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
+from tests import helpers
+from tests.helpers import DM_RULES
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-REAL = SHARED / "corpora" / "dm-rules" / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
-FIXTURE = Path(__file__).parent / "fixtures" / "dm_comprehensive" / "small.md"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+REAL = DM_RULES / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
+FIXTURE = helpers.FIXTURES / "dm_comprehensive" / "small.md"
 
 
 def _parse(path: Path):
@@ -116,17 +119,6 @@ def test_ruleid_accepts_the_dm_introduction_ids():
     assert ruleid.parent("509.1c") == "509.1" and ruleid.parse("001") is None
 
 
-def test_sniff_and_detection(real):
-    text = REAL.read_text(encoding="utf-8")
-    assert dm_comprehensive.sniff(text, "") == 0.95
-    assert (
-        dm_comprehensive.sniff(
-            (SHARED / "corpora" / "cr-ja" / "JP_CR_20260116.0_lines_offset0-8167.txt").read_text(encoding="utf-8"), ""
-        )
-        == 0.0
-    )
-
-
 # --- the fixture: one parsing rule per assertion -----------------------------------------
 
 
@@ -191,7 +183,7 @@ def test_missing_version_is_an_error():
 
 # --- another edition's page furniture (Ver.1.47 style): nothing tied to 1.48's layout ----
 
-FURNITURE = Path(__file__).parent / "fixtures" / "dm_comprehensive" / "furniture_ver147.txt"
+FURNITURE = helpers.FIXTURES / "dm_comprehensive" / "furniture_ver147.txt"
 
 
 @pytest.fixture(scope="module")

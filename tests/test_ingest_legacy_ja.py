@@ -7,14 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from ingest import legacy_ja, parse_file, parse_text
+from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
+from tests import helpers
+from tests.helpers import CORPUS, SEEDS
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "corpus" / "004_141578bca00711b0.txt"
-SHARED_SEED = ROOT.parent / "shared" / "seeds" / "004_141578bca00711b0.txt"
-FIXTURES = Path(__file__).parent / "fixtures" / "legacy_ja"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+SEED = CORPUS / "004_141578bca00711b0.txt"
+SHARED_SEED = SEEDS / "004_141578bca00711b0.txt"
+FIXTURES = helpers.FIXTURES / "legacy_ja"
 
 
 def _parse(path: Path):
@@ -131,13 +134,6 @@ def test_last_clause_is_truncated_with_a_warning(seed):
     assert v.partial  # rules 411-609 and the glossary are missing
     assert all(n.line == 1 for n in v.nodes)
     assert v.meta["offsets"]["100.1"] < v.meta["offsets"]["410.8"]
-
-
-def test_sniff_recognises_the_seed_only():
-    text = SEED.read_text(encoding="utf-8")
-    assert legacy_ja.sniff(text, "") == 0.95
-    other = (ROOT.parent / "shared" / "seeds" / "000_69c867f839c48ea8.txt").read_text(encoding="utf-8")
-    assert legacy_ja.sniff(other, "") == 0.0
 
 
 # --- fixtures: one parsing rule each ---------------------------------------------------------

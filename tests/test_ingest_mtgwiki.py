@@ -8,11 +8,13 @@ import pytest
 import ingest
 from ingest import mtgwiki
 from ingest.common import Hints
-from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CORPUS
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "corpus" / "002_52ff311794a719e8.txt"
-PAGE = Path(__file__).resolve().parent / "fixtures" / "mtgwiki" / "blocking_requirement.html"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+SEED = CORPUS / "002_52ff311794a719e8.txt"
+PAGE = helpers.FIXTURES / "mtgwiki" / "blocking_requirement.html"
 
 
 def parse(path: Path, **hints):
@@ -110,21 +112,6 @@ def test_quote_then_ordinary_bullets():
     result = mtgwiki.parse(text, Hints())
     assert [n.rule for n in result.versions[0].nodes] == ["7", "702", "702.19b"]
     assert "・関連項目の箇条書き" in result.articles[0].text
-
-
-@pytest.mark.parametrize("seed", ["000_69c867f839c48ea8.txt", "001_7d107e230c311bb9.txt", "003_1192bed475bff8cb.txt",
-                                  "004_141578bca00711b0.txt"])  # fmt: skip
-def test_sniff_refuses_other_seeds(seed):
-    assert mtgwiki.sniff(read_text(str(ROOT / "corpus" / seed)).text, seed) == 0.0
-
-
-def test_sniff_refuses_rules_texts():
-    shared = ROOT.parent / "shared" / "corpora"
-    for path in [shared / "cr-en" / "MagicCompRules_2026-01-16.txt", *sorted((shared / "cr-ja").glob("*.txt")),
-                 *sorted((shared / "dm-rules").glob("*"))]:  # fmt: skip
-        assert mtgwiki.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
-    assert mtgwiki.sniff(read_text(str(SEED)).text, SEED.name) >= 0.9
-    assert mtgwiki.sniff(read_text(str(PAGE)).text, PAGE.name) >= 0.9
 
 
 def test_term_with_reading():

@@ -7,11 +7,13 @@ import pytest
 import ingest
 from ingest import pukiwiki
 from ingest.common import Hints
-from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CORPUS
 
-ROOT = Path(__file__).resolve().parents[1]
-SEED = ROOT / "corpus" / "001_7d107e230c311bb9.txt"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "pukiwiki"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+SEED = CORPUS / "001_7d107e230c311bb9.txt"
+FIXTURES = helpers.FIXTURES / "pukiwiki"
 
 
 def parse(path: Path, **hints):
@@ -110,22 +112,6 @@ def test_title_from_hex_file_name():
 def test_title_hint_path_without_heading():
     result = pukiwiki.parse("-[[ブロック]]\n", Hints(path="wiki/ブロック制限.txt"))
     assert result.articles[0].title == "ブロック制限"
-
-
-@pytest.mark.parametrize("seed", ["000_69c867f839c48ea8.txt", "002_52ff311794a719e8.txt", "003_1192bed475bff8cb.txt",
-                                  "004_141578bca00711b0.txt"])  # fmt: skip
-def test_sniff_refuses_other_seeds(seed):
-    assert pukiwiki.sniff(read_text(str(ROOT / "corpus" / seed)).text, seed) == 0.0
-
-
-def test_sniff_refuses_rules_texts_and_mediawiki_source():
-    shared = ROOT.parent / "shared" / "corpora"
-    for path in [shared / "cr-en" / "MagicCompRules_2026-01-16.txt", *sorted((shared / "cr-ja").glob("*.txt")),
-                 *sorted((shared / "dm-rules").glob("*"))]:  # fmt: skip
-        assert pukiwiki.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
-    mediawiki = "== ルール ==\n*[[ブロック]]\n*[[攻撃]]\n-[[a]]\n-[[b]]\n[[c]][[d]][[e]]\n{{#cr:509.1h}}\n"
-    assert pukiwiki.sniff(mediawiki, "x.txt") == 0.0
-    assert pukiwiki.sniff(SEED.read_text(encoding="utf-8"), SEED.name) >= 0.9
 
 
 def test_a_rendered_html_page_is_refused_not_read_as_markup(tmp_path):

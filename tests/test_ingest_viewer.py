@@ -7,11 +7,12 @@ import pytest
 import ingest
 from ingest import viewer
 from ingest.common import Hints
-from kb.textio import read_text
+from tests import helpers
+from tests.helpers import CORPUS
 
-ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT / "corpus"
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "viewer"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
+FIXTURES = helpers.FIXTURES / "viewer"
 SEED_509 = CORPUS / "000_69c867f839c48ea8.txt"
 SEED_510 = CORPUS / "003_1192bed475bff8cb.txt"
 
@@ -140,33 +141,6 @@ def test_html_print_page_without_anchors():
     assert nodes["510.2"].text.startswith("次に、") and len(nodes["510.2"].examples) == 1  # <div data-rule><p>510.2 …
     assert [r.rule for r in nodes["510.1e"].references] == ["728"]
     assert [r.rule for r in nodes["510.4"].references] == ["702.7", "702.4"]
-
-
-@pytest.mark.parametrize(
-    "seed, fmt",
-    [
-        ("000_69c867f839c48ea8.txt", "viewer"),
-        ("003_1192bed475bff8cb.txt", "viewer"),
-        ("002_52ff311794a719e8.txt", "mtgwiki"),
-        ("001_7d107e230c311bb9.txt", "pukiwiki"),
-    ],
-)
-def test_detect_seeds(seed, fmt):
-    text = (CORPUS / seed).read_text(encoding="utf-8")
-    name, score = ingest.detect(text, seed)
-    assert (name, score > 0.8) == (fmt, True)
-
-
-@pytest.mark.parametrize("seed", ["001_7d107e230c311bb9.txt", "002_52ff311794a719e8.txt", "004_141578bca00711b0.txt"])
-def test_sniff_refuses_other_seeds(seed):
-    assert viewer.sniff((CORPUS / seed).read_text(encoding="utf-8"), seed) == 0.0
-
-
-def test_sniff_refuses_english_and_official_japanese():
-    shared = ROOT.parent / "shared" / "corpora"
-    for path in [shared / "cr-en" / "MagicCompRules_2003-07-01.txt", shared / "cr-en" / "MagicCompRules_2026-01-16.txt",
-                 *sorted((shared / "cr-ja").glob("*.txt")), *sorted((shared / "dm-rules").glob("*"))]:
-        assert viewer.sniff(read_text(str(path)).text, path.name) == 0.0, path.name
 
 
 def test_html_nested_clause_elements_are_read_on_their_own():

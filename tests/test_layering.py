@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers import ROOT
+
 ENTRY_POINTS = {"kb.cli", "kb.build"}
 INGEST_MAY_USE = {"kb.ruleid", "kb.model", "kb.errors", "kb.textio"}
 

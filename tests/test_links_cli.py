@@ -22,7 +22,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 def home(tmp_path_factory) -> str:
     root = tmp_path_factory.mktemp("home")
     with Home(root).new_generation() as gen:
-        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE, lineage=False).close()
+        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE).close()
     return str(root)
 
 
@@ -81,6 +81,16 @@ def test_user_errors_are_one_line(home):
     r = _run(home, str(FIXTURES / "go"), "--junit", str(FIXTURES / "junit" / "broken.xml"))
     assert r.exit_code == 1
     assert "broken.xml:4: not valid XML" in r.output
+
+
+def test_skipped_files_are_warned_of_on_stderr_and_listed_in_json(home, tmp_path):
+    tree = shutil.copytree(FIXTURES / "go", tmp_path / "go")
+    (tree / "gone_test.go").symlink_to(tree / "nowhere.go")  # a dangling symlink: cannot be read
+    r = CliRunner().invoke(cli, ["--home", home, "link", str(tree), "--json", "--no-git"])
+    assert r.exit_code == 0, r.output
+    why = f"{tree / 'gone_test.go'}: cannot read: No such file or directory"
+    assert json.loads(r.stdout)["skipped"] == [why]  # stdout stays pure JSON
+    assert r.stderr == f"rulekb: warning: {why} (skipped)\n"
 
 
 def _forms(home, tmp_path, *args):

@@ -1,6 +1,6 @@
 """Citations resolved against a partial version fall back to the newest version holding the clause."""
 
-from tests.conftest import rulekb_json
+from tests.helpers import rulekb_json
 
 
 def test_clause_missing_from_a_partial_version_is_not_an_orphan(built_home, tmp_path):

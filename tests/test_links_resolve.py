@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -10,13 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ingest import parse_file
-from ingest.common import Hints
 from kb.errors import InputError, NotFound
 from kb.links import citations_for, forms, link, saved
 from kb.links.extract import Cite
 from kb.links.resolve import Resolver
 from kb.store import Store
+from tests._kbfixtures import build_store, english
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
@@ -26,12 +24,7 @@ EDITIONS = ["2015-01-23", "2021-02-02", "2021-04-19", "2026-01-16"]
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory) -> Store:
-    path = tmp_path_factory.mktemp("links") / "kb.sqlite"
-    s = Store.create(str(path))
-    for day in EDITIONS:
-        f = SHARED / "corpora" / "cr-en" / f"MagicCompRules_{day}.txt"
-        s.add(parse_file(str(f), Hints(format="cr-en")), path=str(f), sha256=hashlib.sha256(f.read_bytes()).hexdigest())
-    s.commit()
+    s = build_store(english(*EDITIONS), tmp_path_factory.mktemp("links") / "kb.sqlite")
     yield s
     s.close()
 

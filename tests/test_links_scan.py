@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -402,6 +403,44 @@ def test_an_unreadable_file_in_a_tree_is_skipped_not_fatal(tmp_path):
     assert found.skipped == [f"{tmp_path / 'gone_test.py'}: cannot read: No such file or directory"]
 
 
+def test_only_regular_files_inside_the_tree_are_read_and_every_skip_says_why(tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("# CR 702.19b: a file that is not the engine's\n")
+    tree = tmp_path / "engine"
+    tree.mkdir()
+    (tree / "test_ok.py").write_text("def test_a():\n    # CR 509.1c\n    pass\n")
+    (tree / "secret.py").symlink_to(outside / "secret.py")  # out of the tree: never opened
+    (tree / "alias_test.py").symlink_to(tree / "test_ok.py")  # inside the tree: read (as the file it names)
+    os.mkfifo(tree / "pipe_test.py")  # opening it would wait for a writer forever
+    (tree / "bundle.test.js").write_bytes(b"// CR 101.1\n" + b"x" * (4 * 2**20))  # a generated bundle
+    (tree / "test_wide.py").write_bytes("# CR 104.3a\n".encode("utf-16"))  # UTF-16 sources are read
+    found = scan_tree([str(tree)])
+    assert sorted((c.file, c.rule) for c in found.citations) == [
+        ("alias_test.py", "509.1c"), ("test_ok.py", "509.1c"), ("test_wide.py", "104.3a")]  # fmt: skip
+    reasons = sorted(found.skipped)
+    assert f"{tree / 'secret.py'}: a symlink to {outside / 'secret.py'}, outside the scanned tree" in reasons
+    assert f"{tree / 'pipe_test.py'}: not a regular file" in reasons
+    assert f"{tree / 'bundle.test.js'}: larger than 4 MiB: not a hand-written source" in reasons
+    assert len(reasons) == 3
+
+
+def test_an_unreadable_directory_is_reported(tmp_path, monkeypatch):
+    (tmp_path / "locked").mkdir()
+    (tmp_path / "locked" / "test_hidden.py").write_text("# CR 117.1\n")
+    real_scandir = os.scandir
+
+    def scandir(path):  # what a directory without read permission answers (root reads every one)
+        if os.fspath(path).endswith("locked"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(os, "scandir", scandir)
+    found = scan_tree([str(tmp_path)])
+    assert found.citations == []
+    assert found.skipped == [f"{tmp_path / 'locked'}: cannot read directory: Permission denied"]
+
+
 def test_a_dangling_file_named_on_the_command_line_is_an_error(tmp_path):
     (tmp_path / "gone_test.py").symlink_to(tmp_path / "nowhere.py")
     with pytest.raises(InputError, match="gone_test.py: no such file or directory"):
@@ -656,3 +695,20 @@ def test_jsx_text_only_in_jsx_files(tmp_path):
     (tmp_path / "a.tsx").write_text(body)
     (tmp_path / "b.ts").write_text(body)  # a .ts file has no JSX: "<p>" there is not markup
     assert [(c.file, c.rule) for c in scan([str(tmp_path)])] == [("a.tsx", "702.19b")]
+
+
+def test_an_unterminated_block_comment_runs_to_the_end_of_the_file(tmp_path):
+    (tmp_path / "Stray.java").write_text("int a = 1; /* rule 509.1c\nint b = 2; /* rule 702.19b\nint c = 3;\n")
+    found = scan([str(tmp_path)])
+    assert [(c.line, c.rule, c.kind) for c in found] == [(1, "509.1c", "code"), (2, "702.19b", "code")]
+
+
+def test_a_line_with_thousands_of_citations_keeps_a_bounded_context_for_each(tmp_path):
+    cites = " ".join(f"CR {100 + i % 800}.{1 + i % 9}" for i in range(3000))
+    (tmp_path / "test_line.py").write_text(f"def test_all():\n    # {cites}\n    assert True\n")
+    found = scan([str(tmp_path)])
+    assert len(found) == len({(c.rule) for c in found}) > 700  # every distinct id of the line, once
+    assert max(len(c.context) for c in found) <= 1001
+    short = next(c for c in found if c.rule == "100.1")
+    assert short.context.strip().startswith("CR 100.1 CR 101.2")  # the start of the line is kept for the first ids
+

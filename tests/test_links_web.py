@@ -21,7 +21,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 def client(tmp_path_factory):
     root = tmp_path_factory.mktemp("web-links")
     with Home(root).new_generation() as gen:
-        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE, lineage=False).close()
+        build_store(english("2015-01-23", "2026-01-16"), gen / STORE_FILE).close()
     tree = shutil.copytree(FIXTURES / "staleness", root / "engine")  # outside git: dated by comments only
     r = CliRunner().invoke(cli, ["--home", str(root), "link", str(tree), "--save"])
     assert r.exit_code == 0, r.output

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from kb import order
-from tests._kbfixtures import LEGACY_55, build_store, full_store
+from tests import helpers
+from tests._kbfixtures import LEGACY_55, build_store, full_store, store_of
+
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 @pytest.mark.slow
@@ -33,7 +34,7 @@ def test_best_edition_beats_the_renumbered_ones_by_far():
 
 
 def test_japanese_dated_version_sorts_with_its_english_edition():
-    store = full_store()
+    store = store_of("2023-11-17", japanese=True)  # the fact needs one edition and its translation
     ja = store.get_version("mtg", "ja", "20231117.0")
     en = store.get_version("mtg", "en", "20231117")
     assert ja.sort_date == en.sort_date == "2023-11-17"
@@ -53,9 +54,8 @@ def test_no_estimate_when_no_held_edition_matches(tmp_path):
     from kb.order import estimate, place_undated
     from kb.store import Store
 
-    root = Path(__file__).resolve().parents[1]
     st = Store.create(str(tmp_path / "kb.sqlite"))
-    for path in (root / "corpus" / "004_141578bca00711b0.txt", root.parent / "shared/corpora/cr-en/MagicCompRules_2026-01-16.txt"):
+    for path in (helpers.CORPUS / "004_141578bca00711b0.txt", helpers.CR_EN / "MagicCompRules_2026-01-16.txt"):
         st.add(parse_file(str(path)), path=str(path), sha256=path.name)
     st.commit()
     legacy = st.find_version("5.5.0.0")

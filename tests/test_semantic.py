@@ -6,15 +6,15 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kb import semantic
 from tests._kbfixtures import seed_corpus
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def test_int8_vectors_keep_cosines_and_refuse_another_model(tmp_path):

@@ -1,14 +1,15 @@
 """Decoding at the boundary: encodings, BOMs, newlines and refusals with file and line."""
 
 import codecs
-from pathlib import Path
 
 import pytest
 
 from kb.errors import InputError
 from kb.textio import decode
+from tests.helpers import CR_EN, SHARED
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+
 JA = "509.1 まず、防御プレイヤーはブロック・クリーチャーを指定する。\n例：攻撃クリーチャー\n"
 
 
@@ -71,7 +72,7 @@ def test_truncated_utf16_names_the_line():
 
 
 def test_every_real_english_edition_decodes():
-    files = sorted((SHARED / "corpora" / "cr-en").glob("*.txt"))
+    files = sorted((CR_EN).glob("*.txt"))
     assert len(files) == 120
     manifest = {}
     for line in (SHARED / "corpora" / "MANIFEST.tsv").read_text().splitlines()[1:]:

@@ -15,7 +15,7 @@ from kb.store import Store
 from tests._kbfixtures import home_of, today_store
 from web import create_app
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
@@ -187,7 +187,7 @@ def searcher(tmp_path_factory):
     from tests._kbfixtures import CR_JA_FULL, build_store, english
 
     root = tmp_path_factory.mktemp("today-search")
-    store = build_store([*english("2026-01-16"), CR_JA_FULL], root / "kb.sqlite", lineage=False)
+    store = build_store([*english("2026-01-16"), CR_JA_FULL], root / "kb.sqlite")
     build_index(store, root / "index")
     return store, Searcher(store, root / "index")
 

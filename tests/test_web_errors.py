@@ -6,7 +6,7 @@ import sqlite3
 
 import pytest
 
-from tests.test_web_data import XSS, make_generation
+from tests._webkb import XSS, make_generation
 from web import create_app
 
 

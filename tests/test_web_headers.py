@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from tests.test_web_data import make_generation
+from tests._webkb import make_generation
 from web import create_app
 from web.headers import SECURITY_HEADERS
 from web.server import start_in_thread

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kb.store import Store
-from tests.test_web_data import make_generation
+from tests._webkb import make_generation
 from web import create_app
 
 ENGINE_TEST = '''

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from tests.test_web_data import JA_509_1_2023, JA_509_1C, make_generation
+from kb.store import Store
+from tests._webkb import JA_509_1_2023, JA_509_1C, make_generation
 from web import create_app
 
 
@@ -286,3 +287,11 @@ def test_history_page_follows_a_renumbered_clause(client):
     assert 'href="/mtg/en/20240607/509.1d"' in page and "← 509.1c" in page
     assert client.get("/history/mtg/en/999.1").status_code == 404
     assert client.get("/api/history/mtg/en/50x").status_code == 400
+
+
+def test_make_generation_holds_both_languages(tmp_path):
+    home = make_generation(tmp_path)
+    store = Store.open(str(home / "current" / "kb.sqlite"))
+    labels = {(v.game, v.lang, v.label) for v in store.versions()}
+    assert ("mtg", "en", "20231117") in labels and ("mtg", "ja", "20231117.0") in labels
+    assert [r.rule for r in store.node(store.get_version("mtg", "ja", "20231117.0"), "509.1").references] == ["728"]

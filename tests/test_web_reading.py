@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from kb.store import Store
-from tests.test_web_data import JA_509_1C, make_generation
+from tests._webkb import JA_509_1C, make_generation
 from web import create_app, diffview
 from web.text import percent
 

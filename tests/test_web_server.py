@@ -15,8 +15,9 @@ import pytest
 
 from kb.build import build_kb
 from tests._kbfixtures import seed_corpus
+from tests.helpers import ROOT
 
-ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def children(pid: int) -> set[int]:

@@ -8,7 +8,7 @@ import threading
 import brotli
 import pytest
 
-from tests.test_web_data import make_generation
+from tests._webkb import make_generation
 from web import create_app
 from web.compress import Compress, choose
 

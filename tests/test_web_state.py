@@ -6,7 +6,7 @@ import threading
 import time
 
 from kb.model import ParsedVersion, ParseResult, RuleNode
-from tests.test_web_data import make_generation
+from tests._webkb import make_generation
 from web import create_app
 from web.pages import generation, store
 

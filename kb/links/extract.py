@@ -53,11 +53,17 @@ class Scan:
 _HAS_NUMBER = re.compile(r"[1-9]\d\d")
 
 
+CONTEXT = 500  # characters either side of a citation that a very long line keeps as its context
+
+
 def _context(text: str, offset: int) -> str:
-    """The line of a comment or string that holds the citation at ``offset``."""
-    start = text.rfind("\n", 0, offset) + 1
-    end = text.find("\n", offset)
-    return text[start : end if end >= 0 else len(text)]
+    """The line of a comment or string that holds the citation at ``offset`` — at most ``CONTEXT``
+    characters either side of it, so that a line with thousands of citations is not read (and kept)
+    once per citation."""
+    lo = max(0, offset - CONTEXT)
+    start = text.rfind("\n", lo, offset) + 1 or lo
+    end = text.find("\n", offset, offset + CONTEXT)
+    return text[start : end if end >= 0 else min(len(text), offset + CONTEXT)]
 
 
 def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
@@ -141,7 +147,7 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
     """Scan every source file under ``paths``."""
     total = Scan()
     named = {os.path.normpath(p) for p in paths}
-    for path, rel in scanner.walk(paths):
+    for path, rel in scanner.walk(paths, total.skipped):
         try:
             src = scanner.read_source(path, rel)
         except InputError as exc:

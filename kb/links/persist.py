@@ -17,10 +17,6 @@ CREATE INDEX IF NOT EXISTS link_citations_by_rule ON link_citations(game, rule, 
 """
 
 
-def _has_tables(store: Store) -> bool:
-    return store.conn.execute("SELECT 1 FROM sqlite_master WHERE name='link_runs'").fetchone() is not None
-
-
 def save(store: Store, result: dict) -> int:
     """Store ``result`` as the newest run of its game; returns the run id."""
     store.conn.executescript(SCHEMA)
@@ -40,7 +36,7 @@ def save(store: Store, result: dict) -> int:
 
 def saved(store: Store) -> dict | None:
     """The last saved link result, or None when nothing was saved."""
-    if not _has_tables(store):
+    if not store.has_table("link_runs"):
         return None
     row = store.conn.execute("SELECT result FROM link_runs ORDER BY id DESC LIMIT 1").fetchone()
     return json.loads(row[0]) if row else None
@@ -48,7 +44,7 @@ def saved(store: Store) -> dict | None:
 
 def citations_for(store: Store, game: str, rule: str) -> list[dict]:
     """Citations of one clause (or of a rule heading) in the last saved run that has the game."""
-    if not _has_tables(store):
+    if not store.has_table("link_runs"):
         return []
     rule = ruleid.normalize(rule)
     row = store.conn.execute("SELECT MAX(run_id) FROM link_citations WHERE game=?", (game,)).fetchone()

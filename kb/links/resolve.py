@@ -15,16 +15,11 @@ from datetime import date
 
 from kb import editorial, order, ruleid
 from kb.errors import NotFound
+from kb.history import successor, valid_window
 from kb.links import evidence, forms
 from kb.links.clauses import View, norm
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
-
-try:  # the versions service; a plain-hash fallback keeps links working without it
-    from kb.history import successor as _successor
-    from kb.history import valid_window as _valid_window
-except ImportError:  # pragma: no cover - only while kb.history is absent
-    _successor = _valid_window = None
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
 # A keyword written as a verb ("to absorb", "can absorb") is not the ability.
@@ -148,23 +143,8 @@ class Resolver:
     def window(self, rule: str, version: VersionInfo) -> tuple[str | None, str | None]:
         key = (rule, version.label)
         if key not in self._windows:
-            if _valid_window is not None:
-                self._windows[key] = _valid_window(self.store, self.game, self.lang, rule, version.label)
-            else:
-                self._windows[key] = self._hash_window(rule, version)
+            self._windows[key] = valid_window(self.store, self.game, self.lang, rule, version.label)
         return self._windows[key]
-
-    def _hash_window(self, rule: str, version: VersionInfo) -> tuple[str | None, str | None]:
-        anchor = self.node(rule, version)
-        if anchor is None:
-            return None, None
-        k = next(i for i, v in enumerate(self.chain) if v.id == version.id)
-        lo = hi = k
-        while lo > 0 and (n := self.node(rule, self.chain[lo - 1])) and n.hash == anchor.hash:
-            lo -= 1
-        while hi + 1 < len(self.chain) and (n := self.node(rule, self.chain[hi + 1])) and n.hash == anchor.hash:
-            hi += 1
-        return self.chain[lo].label, self.chain[hi].label
 
     def covers(self, window: tuple[str | None, str | None], version: VersionInfo) -> bool:
         """True if ``version`` lies inside an edition window."""
@@ -320,12 +300,11 @@ class Resolver:
 
     # -- candidates ------------------------------------------------------------------------
     def successors(self, rule: str, version: VersionInfo) -> list[str]:
-        """Where ``rule`` of ``version`` went by the against version (history's moves, else same text)."""
-        if _successor is not None:
-            moves = _successor(self.store, self.game, self.lang, rule, version.label)
-            moves = [(r, lab) for r, lab in moves if self._label_le(lab, self.against.label)]
-            if moves and moves[-1][0] and self.node(moves[-1][0], self.against):
-                return [moves[-1][0]]
+        """Where ``rule`` of ``version`` went by the against version (its lineage, else a clause with the same text)."""
+        moves = successor(self.store, self.game, self.lang, rule, version.label)
+        moves = [(r, lab) for r, lab in moves if self._label_le(lab, self.against.label)]
+        if moves and moves[-1][0] and self.node(moves[-1][0], self.against):
+            return [moves[-1][0]]
         base = self.node(rule, version)
         if base is not None:
             same = [n.rule for n in self.view(self.against).nodes.values() if n.hash == base.hash and n.rule != rule]

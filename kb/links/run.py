@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from concurrent.futures import ThreadPoolExecutor
 
 from kb.errors import NotFound
@@ -105,9 +104,7 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
     if found.embedded:
         data["embedded"] = found.embedded
     if found.skipped:
-        data["skipped"] = found.skipped
-        for why in found.skipped:
-            print(f"rulekb: warning: {why} (skipped)", file=sys.stderr)
+        data["skipped"] = found.skipped  # the CLI warns of each on stderr
     if cases:
         data["junit"] = {"cases": len(cases), "matched_tests": len(results),
                          "results": dict(sorted(results.items()))}  # fmt: skip

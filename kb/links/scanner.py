@@ -5,6 +5,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -20,20 +21,23 @@ MAX_BYTES = 4 * 1024 * 1024
 SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", "bin", "obj", "dist", "out",
              "__pycache__", ".venv", "venv", ".tox", ".gradle", ".idea", ".mypy_cache", ".pytest_cache"}  # fmt: skip
 
-_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?\"\"\"|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
-_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?\*/"
+# A block that never closes (an unterminated /*, triple quote or raw string) runs to the end of the file, as
+# a compiler reads it: matched once, not retried from every later opener (30,000 stray /* were quadratic).
+_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)"
+_TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
 _DQ = r'"(?:[^"\\\n]|\\.)*"'
 _CHAR = r"'(?:[^'\\\n]|\\[^'\n]{1,10})'"  # a char literal, not a Rust lifetime
 # One alternation per language; every match is a comment or a string literal (prose), the rest is code.
 _LEXERS = {
     "python": re.compile(rf"#[^\n]*|{_PY_STRING}"),
-    "java": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
-    "kotlin": re.compile(rf'{_C_COMMENTS}|"""[\s\S]*?"""|{_DQ}|{_CHAR}'),
-    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*"|\$?"""[\s\S]*?"""|\$?{_DQ}|{_CHAR}'),
-    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?"\1|b?{_DQ}|b?{_CHAR}'),
-    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*`|{_DQ}|{_CHAR}"),
-    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
-    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*`|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "java": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
+    "kotlin": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
+    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*(?:"|\Z)|\$?{_TRIPLE}|\$?{_DQ}|{_CHAR}'),
+    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?(?:"\1|\Z)|b?{_DQ}|b?{_CHAR}'),
+    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*(?:`|\Z)|{_DQ}|{_CHAR}"),
+    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
 }
 # JSX text between tags (<p>See rule 702.19b</p>): after a ">" that is not an arrow, up to a tag or an
 # expression; it must start like prose (a generic's "<T>(x" or "Map<K, V> =" starts with a symbol).
@@ -121,15 +125,23 @@ def prose(region: Region) -> str:
 
 
 def read_text(path: str) -> str | None:
-    """A file's text (UTF-8, BOM dropped, bad bytes replaced, newlines made \\n); None for binaries and bundles."""
+    """A file's text (UTF-8, or UTF-16 with its BOM; bad bytes replaced, newlines made \\n); None for binaries.
+
+    A file too large to be hand-written (a generated bundle) is refused with its reason: the scan reports it."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
-    if len(data) > MAX_BYTES or b"\0" in data[:4096]:
-        return None  # generated bundles and binaries hold no hand-written citations
-    return data.decode("utf-8", errors="replace").lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    if len(data) > MAX_BYTES:
+        raise InputError(f"larger than {MAX_BYTES // 2**20} MiB: not a hand-written source", path=path)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = data.decode("utf-16", errors="replace")
+    elif b"\0" in data[:4096]:
+        return None  # binaries hold no citations
+    else:
+        text = data.decode("utf-8", errors="replace")
+    return text.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
 
 
 def read_source(path: str, rel: str) -> SourceFile | None:
@@ -146,8 +158,14 @@ def read_source(path: str, rel: str) -> SourceFile | None:
     return lex(SourceFile(path, rel, language, text))
 
 
-def walk(paths: list[str]) -> Iterator[tuple[str, str]]:
-    """(path, path relative to its scanned root) for every source file under ``paths``, sorted."""
+def walk(paths: list[str], skipped: list[str] | None = None) -> Iterator[tuple[str, str]]:
+    """(path, path relative to its scanned root) for every source file under ``paths``, sorted.
+
+    Inside a tree only regular files whose real path lies under the tree are read: a symlink to a file
+    outside it (``passwd.py -> /etc/passwd``), a FIFO (which would block the scan) or an unreadable
+    directory is left out, with its reason appended to ``skipped``. A file named on the command line is
+    the user's choice and is read wherever it points."""
+    skipped = skipped if skipped is not None else []
     for root in paths:
         if os.path.isfile(root):
             if language_of(root):
@@ -155,11 +173,36 @@ def walk(paths: list[str]) -> Iterator[tuple[str, str]]:
             continue
         if not os.path.isdir(root):
             raise InputError("no such file or directory", path=root)
+        real_root = os.path.realpath(root)
+
+        def unreadable(exc: OSError) -> None:
+            skipped.append(f"{exc.filename}: cannot read directory: {exc.strerror}")
+
         found = []
-        for dirpath, dirnames, filenames in os.walk(root):
+        for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
             dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
             for name in filenames:
                 if language_of(name):
                     full = os.path.join(dirpath, name)
-                    found.append((full, os.path.relpath(full, root).replace(os.sep, "/")))
+                    why = _not_inside(full, real_root)
+                    if why:
+                        skipped.append(f"{full}: {why}")
+                    else:
+                        found.append((full, os.path.relpath(full, root).replace(os.sep, "/")))
         yield from sorted(found, key=lambda pair: pair[1])
+
+
+def _not_inside(path: str, real_root: str) -> str | None:
+    """Why a file found in a tree is not read (None: it is a regular file of the tree)."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISLNK(st.st_mode):
+            target = os.path.realpath(path)
+            if os.path.commonpath([real_root, target]) != real_root:
+                return f"a symlink to {target}, outside the scanned tree"
+            st = os.stat(path)
+    except OSError as exc:
+        return f"cannot read: {exc.strerror}"
+    if not stat.S_ISREG(st.st_mode):
+        return "not a regular file"
+    return None

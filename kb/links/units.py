@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 
@@ -206,7 +207,7 @@ def python_frames(src: SourceFile) -> list[Frame]:
     open_frames: list[tuple[int, Frame]] = []
     for m in _PY_DEF.finditer(code):
         indent = len(m.group(1).expandtabs())
-        lineno = code.count("\n", 0, m.start())
+        lineno = bisect.bisect_right(starts, m.start()) - 1  # not a count from the start for every def
         first = _leading_lines(lines, text_lines, lineno, indent)
         end_line = lineno + 1
         while end_line < len(lines):
@@ -339,7 +340,7 @@ def group_of(src: SourceFile, roots: list[Frame], offset: int) -> str:
     """The id of the class-like frames around ``offset`` (a describe block, a class), in the file's convention."""
     chain = []
     level = roots
-    while (inner := next((f for f in level if f.decl <= offset < f.end), None)) is not None:
+    while (inner := _holding(level, offset)) is not None:
         if inner.kind == "class":
             chain.append(inner.name)
         level = inner.children
@@ -348,6 +349,16 @@ def group_of(src: SourceFile, roots: list[Frame], offset: int) -> str:
     if src.language in ("java", "kotlin", "csharp", "gherkin"):
         return ".".join(chain)
     return ("::" if src.language == "rust" else " > ").join(chain)
+
+
+def _holding(level: list[Frame], offset: int) -> Frame | None:
+    """The first of the sibling frames ``level`` (in file order) whose extent holds ``offset``: found by
+    bisection on their starts, not by walking every sibling (20,000 tests in one class were quadratic)."""
+    i = bisect.bisect_right(level, offset, key=lambda f: f.decl) - 1
+    found = None
+    while i >= 0 and offset < level[i].end:  # siblings do not overlap; should they, the first one wins
+        found, i = level[i], i - 1
+    return found
 
 
 def tests_under(f: Frame) -> list[Frame]:
@@ -359,10 +370,7 @@ def owner(roots: list[Frame], offset: int) -> tuple[str, list[Frame]]:
     """Who a citation at ``offset`` belongs to: ("test", [test]), ("class", tests of the class) or ("code", [])."""
     chain = []
     level = roots
-    while True:
-        inner = next((f for f in level if f.decl <= offset < f.end), None)
-        if inner is None:
-            break
+    while (inner := _holding(level, offset)) is not None:
         chain.append(inner)
         level = inner.children
     for f in reversed(chain):

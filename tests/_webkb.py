@@ -121,11 +121,3 @@ def make_generation(home: Path, name: str = "gen-a", results: list[ParseResult] 
     os.symlink(name, tmp)
     os.replace(tmp, home / "current")
     return home
-
-
-def test_make_generation_holds_both_languages(tmp_path):
-    home = make_generation(tmp_path)
-    store = Store.open(str(home / "current" / "kb.sqlite"))
-    labels = {(v.game, v.lang, v.label) for v in store.versions()}
-    assert ("mtg", "en", "20231117") in labels and ("mtg", "ja", "20231117.0") in labels
-    assert [r.rule for r in store.node(store.get_version("mtg", "ja", "20231117.0"), "509.1").references] == ["728"]
