@@ -32,7 +32,7 @@ from kb.analysis import (
 )
 from kb.errors import RulekbError
 from kb.index import TERMS_FILE
-from kb.thesaurus import Thesaurus
+from kb.thesaurus import Thesaurus, english_key
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
@@ -228,7 +228,14 @@ class QueryBuilder:
         for term in th.to_japanese(v.text):
             v.translated.append((self._units(words(term, self.vocab)), 0.6))
             v.lits.add(normalize_mapped(term)[0])
-        v.names = th.names_for(v.qkeys, v.text) or th.names_for(v.tkeys, v.text)
+        names = th.names_for(v.qkeys, v.text) or th.names_for(v.tkeys, v.text)
+        if HAS_JA.search(v.text):
+            # ない is no word key, so ブロックされたクリーチャー has the keys of ブロックされていないクリーチャー too:
+            # keep the names whose Japanese side negates as the query does (Blocked, not Unblocked Creature).
+            negates = bool(self.negated(v.text))
+            names = [n for n in names if any(bool(self.negated(ja)) == negates
+                                             for ja in th.en2ja.get(english_key(n), {v.text}))] or names  # fmt: skip
+        v.names = names
 
     def _tiers(self, v: _Views) -> Tiers:
         """The views as tiers of ever looser matches, best first."""

@@ -284,3 +284,11 @@ def test_a_clause_agrees_when_it_negates_the_same_word():
 
 def test_only_the_first_sentence_says_what_a_clause_negates():
     assert not agrees("防御プレイヤーはブロック・クリーチャーを指定する。そのコストを支払わない場合、", ["支払"])
+
+
+def test_a_translated_name_keeps_the_querys_negation(searcher):
+    blocked = searcher.builder.build("ブロックされたクリーチャー")[0]
+    unblocked = searcher.builder.build("ブロックされなかったクリーチャー")[0]
+    named = lambda tiers: " ".join(repr(q) for t, q in tiers if t == 2.7)  # noqa: E731
+    assert "'blockedcreature'" in named(blocked) and "unblockedcreature" not in named(blocked)
+    assert "unblockedcreature" in named(unblocked) and "'blockedcreature'" not in named(unblocked)
