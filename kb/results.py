@@ -73,8 +73,10 @@ def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list
         return [f"no rule {rule} here"]
     return [f"no rule {rule} here; nearest: {', '.join(near)}"]
 
-def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int) -> None:
-    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange)."""
+def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int, lang_first: str | None = None) -> None:
+    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange).
+    With ``lang_first`` (a Japanese query), a defining clause found through an English name is shown
+    in that language when its text holds the same clause number."""
     fields = s.stored_fields
     notes: dict[int, str] = {}
     named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
@@ -115,6 +117,8 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
             c, why = today(f["game"], f["lang"], self.text_of(f)), f"today's rule for {name}"
         else:
             c, why = definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
+        if c is not None and lang_first and f["lang"] != lang_first:
+            c = find(f["game"], lang_first, fields(c)["rule"]) or c
         if c is None or c == d:
             return None
         notes.setdefault(c, why)

@@ -220,7 +220,7 @@ class Searcher:
             settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
         ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
         if "priors" in self.layers:
-            results.arrange_page(self, s, ranked, scored, docs, want)
+            results.arrange_page(self, s, ranked, scored, docs, want, lang_first="ja" if HAS_JA.search(text) else None)
         total = max(total, len(ranked.order))
         hits = []
         for d in ranked.order[offset:want]:

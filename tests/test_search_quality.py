@@ -292,3 +292,10 @@ def test_a_translated_name_keeps_the_querys_negation(searcher):
     named = lambda tiers: " ".join(repr(q) for t, q in tiers if t == 2.7)  # noqa: E731
     assert "'blockedcreature'" in named(blocked) and "unblockedcreature" not in named(blocked)
     assert "unblockedcreature" in named(unblocked) and "'blockedcreature'" not in named(unblocked)
+
+
+def test_a_japanese_query_sees_the_defining_clause_in_japanese(searcher):
+    ja = first(searcher, "ブロックされたクリーチャー")
+    assert (ja["lang"], ja["rule"]) == ("ja", "509.1h") and "defines Blocked Creature" in ja["why"]
+    en = first(searcher, "blocked creature")
+    assert (en["lang"], en["rule"]) == ("en", "509.1h")
