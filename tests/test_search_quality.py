@@ -299,3 +299,19 @@ def test_a_japanese_query_sees_the_defining_clause_in_japanese(searcher):
     assert (ja["lang"], ja["rule"]) == ("ja", "509.1h") and "defines Blocked Creature" in ja["why"]
     en = first(searcher, "blocked creature")
     assert (en["lang"], en["rule"]) == ("en", "509.1h")
+
+
+def test_a_forked_process_embeds_queries_on_its_own_thread(searcher):
+    import os
+    import signal
+
+    searcher.search("トランプル")  # the parent's embedding thread exists before the fork
+    pid = os.fork()
+    if pid == 0:  # the child: a search must not wait forever on the parent's (absent) thread
+        signal.alarm(60)
+        try:
+            os._exit(0 if searcher.search("攻撃クリーチャーを止める") else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
