@@ -20,8 +20,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # first even when PYTHONPATH names it: bench/ingest.py must not shadow ingest
 
 from kb.errors import RulekbError  # noqa: E402
 from kb.store import Store  # noqa: E402

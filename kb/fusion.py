@@ -23,6 +23,7 @@ TIER_NAMES = {
     2.9: "nearest rule number",
     2.8: "exact name",
     2.7: "translated name",
+    2.65: "name read alike",
     2.6: "name prefix",
     2.5: "phrase",
     2.0: "all words",

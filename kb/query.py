@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from whoosh.analysis import StemmingAnalyzer
@@ -31,13 +32,14 @@ from kb.analysis import (
 )
 from kb.errors import RulekbError
 from kb.index import TERMS_FILE
-from kb.thesaurus import Thesaurus
+from kb.thesaurus import Thesaurus, english_key
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
 ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense"})
 HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _RULE_IN_TEXT = re.compile(r"(?<![\d.])([1-9]\d{2}\.\d{1,3}[a-kmnp-z]{0,2})(?![\w.])")
+_NEGATION = re.compile(r"(?:[がはも]|され|させ|し|でき|れ|い|き|け|さ)?(?:てい|て)?(?:な[いかくけ]|ず|ません|無)")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _english = StemmingAnalyzer()
 # Word keys (base forms, okurigana dropped) that wrap a question: 教えて, 知りたい, 分からない, 意味, やり方, ルール.
@@ -90,6 +92,26 @@ def en_terms(text: str) -> list[str]:
     return list(dict.fromkeys(t.text for t in _english(text)))
 
 
+@dataclass
+class _Views:
+    """The ways one query is said, as the layers add them (a view: units, one per word, and a boost)."""
+
+    text: str  # the query, kanji numerals as digits
+    norm: str  # its normalised form
+    qwords: list[Word]  # its own words, less a question's wrapper
+    native: list[View] = field(default_factory=list)  # said in the texts' own words
+    translated: list[View] = field(default_factory=list)  # through the JA<->EN term table
+    older: list[View] = field(default_factory=list)  # today's words in old vocabulary
+    renamed: list[View] = field(default_factory=list)  # English wordings the editions replaced
+    lits: set[str] = field(default_factory=set)  # highlight literals
+    names: list[str] = field(default_factory=list)  # translations of the whole query as a term
+    tkeys: list[str] = field(default_factory=list)  # the keys to translate (the katakana reading of kana input)
+
+    def __post_init__(self) -> None:
+        self.qkeys = [w.key for w in self.qwords]
+        self.tkeys = self.tkeys or self.qkeys
+
+
 class QueryBuilder:
     """Build the tiers of queries for user text from the index's vocabulary and JA<->EN tables."""
 
@@ -101,6 +123,7 @@ class QueryBuilder:
         self.layers = layers
         # This thread's reader of the default-scope index, or None when there is none.
         self.current_reader = current_reader
+        self._readings_cache: dict[str, str | None] = {}
 
     @classmethod
     def from_index(cls, index_dir: str | Path, vocab, layers: frozenset[str],
@@ -116,88 +139,121 @@ class QueryBuilder:
     def build(self, text: str) -> tuple[Tiers, Query | None, list[str]]:
         """(tiers, loose, highlight literals) for user text.
 
-        A view is one way to say the query (its own words, a thesaurus rewrite, a kana reading, a
-        translation), as units, one per word. Tiers, best first: 2 every unit of a native view,
-        1.6 all units but one (questions carry words the clause lacks), 1.3 every unit of a
-        translated view, 1.25 an English wording the editions replaced (mined renames), 1.2 every
-        unit of today's words put in old vocabulary; loose = any unit of any view. Above them all, 2.5: the query's own
-        words as a phrase, 2.6 a heading or term whose name starts with the query (an incomplete
-        or shortened name), 2.7 a heading or term named by the query's translation, and 2.8 a
-        heading, article or glossary term named exactly as the query.
+        Each layer adds views of the query (``_Views``); ``_tiers`` turns them into tiers, best first.
+        Tiers: 2.8 a heading, article or glossary term named exactly as the query, 2.7 one named by
+        the query's translation, 2.6 one whose name starts with the query (an incomplete or shortened
+        name), 2.5 the query's own words as a phrase, 2 every unit of a native view, 1.6 all units but
+        one (questions carry words the clause lacks), 1.3 every unit of a translated view, 1.25 an
+        English wording the editions replaced (mined renames), 1.2 every unit of today's words put in
+        old vocabulary; loose = any unit of any view.
         """
+        v = self._own_words(text)
+        if "reading" in self.layers:
+            self._readings(v)
+        if "thesaurus" in self.layers:
+            self._rewrites(v)
+        self._english(v)
+        if "translate" in self.layers:
+            self._translations(v)
+        for rule in _RULE_IN_TEXT.findall(v.norm):
+            v.native.append(([Term("rule", rule, boost=20.0)], 1.0))
+        tiers = self._tiers(v)
+        views = v.native + v.translated + v.older + v.renamed[:4]
+        loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
+        lits = v.lits - {"", PASSIVE}
+        return tiers, loose, sorted(lits, key=lambda w: (-len(w), w))  # longest first; stable across runs
+
+    # -- one method per layer: each adds views (and highlight literals) to ``v`` ------------------
+    def _own_words(self, text: str) -> _Views:
+        """Layer "words": the query's own Janome keys, less the wrapper of a question."""
         text = kanji_numerals(text)
         qwords = words(text, self.vocab)
         # "…について教えて", "…の意味を知りたい": the wrapper of a question is no word to find.
         qwords = [w for w in qwords if w.key not in _ASKING] or qwords
-        qkeys = [w.key for w in qwords]
-        tkeys = qkeys
-        norm = normalize_mapped(text)[0]
-        lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
-        lits |= {normalize_mapped(text[w.start : w.end])[0] for w in qwords}
-        native: list[View] = []
-        translated: list[View] = []
-        older: list[View] = []
+        v = _Views(text, normalize_mapped(text)[0], qwords)
+        v.lits = {w.key for w in qwords} | {p for w in qwords for p, _, _ in w.parts}
+        v.lits |= {normalize_mapped(text[w.start : w.end])[0] for w in qwords}
         if qwords:
-            native.append((self._units(qwords), 1.0))
-        if "reading" in self.layers and is_kana_only(text):
-            kata = to_katakana(norm.replace(" ", ""))
-            kw = words(kata, self.vocab)
-            if kw:
-                native.append((self._units(kw), 0.9))
-                tkeys = [w.key for w in kw]  # とらんぷる is トランプル: translate that too
-            native.append(([Term("jr", fold_kana(kata))], 1.2))
-            lits.add(kata)
-        if "thesaurus" in self.layers:
-            rewrites = self.thesaurus.rewrite(qkeys)
-            for alt, dsts in _rewritten(qwords, rewrites, lambda t: words(t, self.vocab)):
-                native.append((self._units(alt), 0.9))
-                lits.update(normalize_mapped(d)[0] for d in dsts)
-            # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
-            for alt, dsts in _rewritten(
-                qwords, self.thesaurus.rewrite(qkeys, ("older",)), lambda t: words(t, self.vocab)
-            ):
-                older.append((self._units(alt), 0.8))
-                lits.update(normalize_mapped(d)[0] for d in dsts)
-        en = en_terms(text)[:MAX_UNITS]
-        renamed: list[View] = []
-        if en:
-            native.append(([Term("en", t) for t in en], 1.0))
-            lits.update(re.findall(r"[a-z]{3,}", norm))
-            if "thesaurus" in self.layers:
-                # Wordings the editions replaced, mined from the lineage ("tribal" -> kindred).
-                for old, new in self.renames:
-                    for i in range(len(en) - len(old) + 1):
-                        if en[i : i + len(old)] == old:
-                            stems = dict.fromkeys(en[:i] + new + en[i + len(old) :])
-                            view = ([Term("en", t) for t in stems], 0.9)
-                            # A wording today's texts no longer use is searched as today's at once.
-                            (native if self._obsolete(old) else renamed).append(view)
-                            break
-        if "translate" in self.layers:
-            for term in dict.fromkeys(self.thesaurus.to_english(qkeys) + self.thesaurus.to_english(tkeys)):
-                translated.append(([Term("en", t) for t in en_terms(term)], 0.5))
-                lits.update(term.lower().split())
-            for term in self.thesaurus.to_japanese(text):
-                translated.append((self._units(words(term, self.vocab)), 0.6))
-                lits.add(normalize_mapped(term)[0])
-        for rule in _RULE_IN_TEXT.findall(norm):
-            native.append(([Term("rule", rule, boost=20.0)], 1.0))
-        native = [(u, b) for u, b in native if u]
-        translated = [(u, b) for u, b in translated if u]
-        lits.discard("")
-        lits.discard(PASSIVE)
-        tiers: Tiers = [(2.8, Term("tk", title_key(text)))]
+            v.native.append((self._units(qwords), 1.0))
+        return v
+
+    def _readings(self, v: _Views) -> None:
+        """Layer "reading": kana-only input read as katakana words and as one whole reading."""
+        if not is_kana_only(v.text):
+            return
+        kata = to_katakana(v.norm.replace(" ", ""))
+        kw = words(kata, self.vocab)
+        if kw:
+            v.native.append((self._units(kw), 0.9))
+            v.tkeys = [w.key for w in kw]  # とらんぷる is トランプル: translate that too
+        v.native.append(([Term("jr", fold_kana(kata))], 1.2))
+        v.lits.add(kata)
+
+    def _rewrites(self, v: _Views) -> None:
+        """Layer "thesaurus": player and old words put in today's rules words, and today's in old ones."""
+        analyse = lambda t: words(t, self.vocab)  # noqa: E731
+        for alt, dsts in _rewritten(v.qwords, self.thesaurus.rewrite(v.qkeys), analyse):
+            v.native.append((self._units(alt), 0.9))
+            v.lits.update(normalize_mapped(d)[0] for d in dsts)
+        # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
+        for alt, dsts in _rewritten(v.qwords, self.thesaurus.rewrite(v.qkeys, ("older",)), analyse):
+            v.older.append((self._units(alt), 0.8))
+            v.lits.update(normalize_mapped(d)[0] for d in dsts)
+
+    def _english(self, v: _Views) -> None:
+        """The query's English stems, and (layer "thesaurus") the wordings the editions replaced."""
+        en = en_terms(v.text)[:MAX_UNITS]
+        if not en:
+            return
+        v.native.append(([Term("en", t) for t in en], 1.0))
+        v.lits.update(re.findall(r"[a-z]{3,}", v.norm))
+        if "thesaurus" not in self.layers:
+            return
+        # Wordings the editions replaced, mined from the lineage ("tribal" -> kindred).
+        for old, new in self.renames:
+            for i in range(len(en) - len(old) + 1):
+                if en[i : i + len(old)] == old:
+                    stems = dict.fromkeys(en[:i] + new + en[i + len(old) :])
+                    view = ([Term("en", t) for t in stems], 0.9)
+                    # A wording today's texts no longer use is searched as today's at once.
+                    (v.native if self._obsolete(old) else v.renamed).append(view)
+                    break
+
+    def _translations(self, v: _Views) -> None:
+        """Layer "translate": the query's terms in the other language (JA<->EN term table)."""
+        th = self.thesaurus
+        for term in dict.fromkeys(th.to_english(v.qkeys) + th.to_english(v.tkeys)):
+            v.translated.append(([Term("en", t) for t in en_terms(term)], 0.5))
+            v.lits.update(term.lower().split())
+        for term in th.to_japanese(v.text):
+            v.translated.append((self._units(words(term, self.vocab)), 0.6))
+            v.lits.add(normalize_mapped(term)[0])
+        names = th.names_for(v.qkeys, v.text) or th.names_for(v.tkeys, v.text)
+        if HAS_JA.search(v.text):
+            # ない is no word key, so ブロックされたクリーチャー has the keys of ブロックされていないクリーチャー too:
+            # keep the names whose Japanese side negates as the query does (Blocked, not Unblocked Creature).
+            negates = bool(self.negated(v.text))
+            names = [n for n in names if any(bool(self.negated(ja)) == negates
+                                             for ja in th.en2ja.get(english_key(n), {v.text}))] or names  # fmt: skip
+        v.names = names
+
+    def _tiers(self, v: _Views) -> Tiers:
+        """The views as tiers of ever looser matches, best first."""
+        native = [(u, b) for u, b in v.native if u]
+        translated = [(u, b) for u, b in v.translated if u]
+        older = [(u, b) for u, b in v.older if u]
+        tkey = title_key(v.text)
+        tiers: Tiers = [(2.8, Term("tk", tkey))]
         # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
         phrases = []
-        ja_keys = list(dict.fromkeys(qkeys))[:MAX_UNITS]
-        if len(ja_keys) > 1 and HAS_JA.search(text):
+        ja_keys = list(dict.fromkeys(v.qkeys))[:MAX_UNITS]
+        if len(ja_keys) > 1 and HAS_JA.search(v.text):
             phrases.append(Phrase("ja", ja_keys, slop=2))
-        raw = re.findall(r"[a-z0-9']+", norm)[:MAX_UNITS]
+        raw = re.findall(r"[a-z0-9']+", v.norm)[:MAX_UNITS]
         if len(raw) > 1:
             phrases.append(Phrase("ew", raw))
         if phrases:
             tiers.append((2.5, Or(phrases) if len(phrases) > 1 else phrases[0]))
-        tkey = title_key(text)
         if len(tkey) >= 2:
             # A heading or term whose name starts with the query (ダイレクトアタック -> ダイレクトアタックステップ).
             tiers.append((2.6, Prefix("tk", tkey)))
@@ -206,22 +262,47 @@ class QueryBuilder:
             fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if 3 <= len(u) <= 8 for i in range(len(u))]
             if fewer:
                 tiers.append((1.6, _all_of(fewer)))
-        if "translate" in self.layers:
-            names = self.thesaurus.names_for(qkeys, text) or self.thesaurus.names_for(tkeys, text)
-            if names:
-                # The query is a known term: the heading or glossary entry named by its translation.
-                tiers.append((2.7, Or([Term("tk", title_key(n)) for n in names])))
+        if v.names:
+            # The query is a known term: the heading or glossary entry named by its translation.
+            tiers.append((2.7, Or([Term("tk", title_key(n)) for n in v.names])))
         if translated:
             tiers.append((1.3, _all_of(translated)))
-        if renamed:
-            tiers.append((1.25, _all_of(renamed[:4])))
-        older = [(u, b) for u, b in older if u]
+        if v.renamed:
+            tiers.append((1.25, _all_of(v.renamed[:4])))
         if older:
             tiers.append((1.2, _all_of(older)))
         tiers.sort(key=lambda t: -t[0])
-        views = native + translated + older + renamed[:4]
-        loose = Or([_boosted(u, b) for units, b in views for u in units]) if views else None
-        return tiers, loose, sorted(lits, key=lambda w: (-len(w), w))  # longest first; stable across runs
+        return tiers
+
+    def negated(self, text: str) -> list[str]:
+        """The words the query negates, as written (ブロック in ブロックされなかった): the analyzer drops
+        ない, so the index cannot tell them from the affirmed ones; kb.ranking.agrees reads the texts."""
+        out = []
+        for w in words(text, self.vocab):
+            if w.key != PASSIVE and _NEGATION.match(text, w.end) and HAS_JA.search(text[w.start : w.end]):
+                out.append(text[w.start : w.end])
+        return out
+
+    def reading_of(self, text: str) -> str | None:
+        """The folded reading of text that is one name, in kana or in words with readings
+        (回避脳力 and かいひのうりょく read カイヒノリョク, as 回避能力 does); None for anything else."""
+        if text in self._readings_cache:
+            return self._readings_cache[text]
+        if len(self._readings_cache) > 8192:  # names repeat from query to query; queries rarely do
+            self._readings_cache.clear()
+        self._readings_cache[text] = out = self._reading(text)
+        return out
+
+    def _reading(self, text: str) -> str | None:
+        norm = normalize_mapped(text)[0]
+        if is_kana_only(text):
+            return fold_kana(to_katakana(re.sub(r"[\s・･]", "", norm))) or None
+        ws = words(text, self.vocab)
+        if not ws or not all(w.reading for w in ws):
+            return None
+        if re.sub(r"[\s・･]", "", "".join(text[w.start : w.end] for w in ws)) != re.sub(r"[\s・･]", "", text):
+            return None  # particles or symbols between the words: not one name
+        return fold_kana("".join(w.reading for w in ws))
 
     def phrase(self, phrase: str) -> Query | None:
         """Documents holding ``phrase`` as written: its Japanese words in order, its English words in order."""

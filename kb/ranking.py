@@ -6,6 +6,8 @@ prefer clauses over their sub-clauses, current over superseded texts, and the ga
 
 from __future__ import annotations
 
+import re
+
 from kb import ruleid
 
 SUPERSEDED = 0.8  # a text shown only for want of a newer one (the 2008 translation beside 2026's)
@@ -21,6 +23,16 @@ def prior(kind: str | None, rule: str) -> float:
     if kind != "rule":
         return 1.0
     return 1.35 if "." not in rule else 1.25 if rule[-1].isdigit() else 1.0
+
+
+NEGATION_AGREES = 1.3  # a hit negating the words the query negates (ブロックされなかった: されていない)
+
+
+def agrees(text: str, negated: list[str]) -> bool:
+    """True when the first sentence of ``text`` (what the clause is about) negates one of the
+    ``negated`` words too: ブロックされていない for ブロックされなかった."""
+    first = text.split("。", 1)[0]
+    return any(re.search(re.escape(w) + r"[ぁ-ん]{0,5}?(?:な[いかくけ]|ず|ません|無)", first) for w in negated)
 
 
 def lift_parents(scored: Scored, where: dict[int, tuple[str, str, str]]) -> None:
@@ -44,18 +56,61 @@ def settled(scored: Scored, tier: float) -> int:
 
 # -- the order a page is shown in ---------------------------------------------------------------
 Fields = dict  # a hit's stored fields: kind, game, lang, rule, dver, ...
-_DEFINES = ("は", "とは", " is ", " are ", "：", ": ")
-
-
 def name_of(title: str) -> str:
     """The Japanese half of a ``日本語／English`` heading, or the whole title."""
     return title.split("／")[0].strip()
 
 
+def _joined(text: str) -> str:
+    """Lower case, without the dots and spaces between Japanese words (パーマネント・呪文 = パーマネント 呪文)."""
+    return re.sub(r"(?<=[^\x00-\x7f])[・･\s]+(?=[^\x00-\x7f])", "", text.lower())
+
+
 def defines(text: str, name: str) -> bool:
-    """True when a clause's text opens by defining ``name`` ("トランプルは…", "Trample is …")."""
-    head = text.lstrip()[: len(name) + 6].lower()
-    return bool(name) and head.startswith(name.lower()) and any(head[len(name) :].startswith(d) for d in _DEFINES)
+    """True when a clause's text opens by defining ``name``: "トランプルは…", "増殖を行うとは…",
+    "パーマネントをタップするとは…", "Trample is …", "To proliferate means …"."""
+    if not name:
+        return False
+    head = _joined(text.lstrip()[: len(name) + 30])
+    n = re.escape(_joined(name))
+    return bool(re.match(rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を{n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ", head))
+
+
+def mentions(text: str, name: str) -> bool:
+    """True when a clause's text holds ``name`` (up to case and the dots of a compound)."""
+    return bool(name) and name.lower().replace("・", "") in text.lower().replace("・", "")
+
+
+_OBSOLETE = re.compile(r"^\s*[(（](?:obsolete|廃語)[)）]", re.I)
+# Today's name in an obsolete entry: "An obsolete term for mana value.", "An older name for the
+# Commander casual variant", "「X」の古い言い方", "マナ総量の古い呼び名", "See rule 702.89", "rule 308〔同族〕参照".
+_TODAY_EN = re.compile(r"(?:obsolete term|older name|old term) for (?:the |an? )?[“\"]?([^.,;“”\"()]+?)[”\"]?[.,;]", re.I)
+_TODAY_JA = re.compile(r"(?:「([^「」]+)」|([^\s、。()（）「」]+?))の(?:ことを言う)?(?:古い|以前の)(?:言い方|呼び名|表現|呼称|名前)")
+_SEE_RULE = re.compile(r"(?:see rule|rule)\s+(\d{3}(?:\.\d+[a-z]?)?)", re.I)
+
+
+def obsolete(definition: str) -> bool:
+    """True for a glossary entry marked "(Obsolete)" / "(廃語)"."""
+    return bool(_OBSOLETE.match(definition or ""))
+
+
+def today_of(definition: str) -> tuple[str | None, str | None]:
+    """(rule it cites, today's name) of an obsolete glossary entry: where its reader should go instead."""
+    text = _OBSOLETE.sub("", definition or "")
+    rule = _SEE_RULE.search(text)
+    found = _TODAY_EN.search(text) or _TODAY_JA.search(text)
+    name = next(g for g in found.groups() if g) if found else None
+    if name:
+        # "exile [something]", "「[何か]を追放する」": the verb alone
+        name = re.sub(r"^[をにがの]|する$", "", re.sub(r"\s*\[[^\]]*\]\s*", "", name)).strip() or None
+    return (rule.group(1) if rule else None), name
+
+
+def coins(text: str, name: str) -> bool:
+    """True when a clause coins ``name``: quotes it (「ブロックされているクリーチャー／blocked creature」,
+    “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという")."""
+    t, n = _joined(text), re.escape(_joined(name))
+    return bool(re.search(rf"「{n}(?:する)?[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t))
 
 
 def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[int]:

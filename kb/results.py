@@ -4,19 +4,28 @@ kb.search.Searcher (``self``), kept apart so the searcher stays readable."""
 
 from __future__ import annotations
 
+from whoosh.query import And, Term
+
 from kb import history, ruleid
+from kb.analysis import title_key
 from kb.order import english_label
-from kb.ranking import arrange, defines, name_of, nearest_rules
+from kb.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
+DEEP = 4  # name hits whose whole subtree is read for the clause defining them
 
 
 def rule_docs(s, rule: str, **want: str) -> list[int]:
     """Documents of clause ``rule`` whose stored fields hold ``want`` (game, lang, kind, hash), in
     document order. Reads the postings of the rule term alone: asking Whoosh for ``game=mtg`` and
     ``kind=rule`` as well walked posting lists of every document (most of a cold search's time)."""
+    reader = s.reader()
+    if ("rule", rule) not in reader:
+        return []
     fields = s.stored_fields
-    return [d for d in s.document_numbers(rule=rule) if all(fields(d).get(k) == v for k, v in want.items())]
+    # The posting list itself: document_numbers() builds and runs a query per call (a term's
+    # defining clause looks at up to 40 clauses).
+    return [d for d in reader.postings("rule", rule).all_ids() if all(fields(d).get(k) == v for k, v in want.items())]
 
 
 def other_game(self, text: str, games: set[str], lang: str | None, hits: list[dict]) -> list[str]:
@@ -64,15 +73,31 @@ def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list
         return [f"no rule {rule} here"]
     return [f"no rule {rule} here; nearest: {', '.join(near)}"]
 
-def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int) -> None:
-    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange)."""
+def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int, lang_first: str | None = None) -> None:
+    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange).
+    With ``lang_first`` (a Japanese query), a defining clause found through an English name is shown
+    in that language when its text holds the same clause number."""
     fields = s.stored_fields
     notes: dict[int, str] = {}
     named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
+    scanned: list[int] = []  # name hits looked at so far
+
+    # The default scope's documents of one game and language (cached by the searcher): a clause's
+    # postings are filtered on them before any stored fields are read.
+    current = s is self._searcher(True) and self.ix_current is not None
 
     def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
-        for d in rule_docs(s, rule, game=game, lang=lang, kind="rule"):
-            if (docs is None or d in docs) and (dver is None or fields(d).get("dver") == dver):
+        reader = s.reader()
+        if ("rule", rule) not in reader:
+            return None
+        ids = reader.postings("rule", rule).all_ids()
+        if current:
+            held = self._scope(game, lang, None)[1]
+            ids = [d for d in ids if d in held]
+        for d in ids:
+            f = fields(d)
+            if f["kind"] == "rule" and f["game"] == game and f["lang"] == lang and (docs is None or d in docs) \
+                    and (dver is None or f.get("dver") == dver):  # fmt: skip
                 return d
         return None
 
@@ -84,15 +109,61 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
             rule, name = f["rule"], name_of(self.title_of(f))
         else:
             rule, name = f.get("rule") or "", self.title_of(f).split(" / ")[0]
-        if not rule or not name:
+        if not name:
             return None
-        child = f"{rule}.1" if "." not in rule else f"{rule}a"
-        c = find(f["game"], f["lang"], child)
-        if c is None or not defines(self.text_of(fields(c)), name):
+        scanned.append(d)
+        deep = len(scanned) <= DEEP  # the clauses below a heading are read for the first few names only
+        if f["kind"] == "term" and obsolete(self.text_of(f)):
+            c, why = today(f["game"], f["lang"], self.text_of(f)), f"today's rule for {name}"
+        else:
+            c, why = definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
+        if c is not None and lang_first and f["lang"] != lang_first:
+            c = find(f["game"], lang_first, fields(c)["rule"]) or c
+        if c is None or c == d:
             return None
-        notes[c] = f"defines {name}"
-        named_by[c] = d
+        notes.setdefault(c, why)
+        named_by.setdefault(c, d)
         return c
+
+    def definer(game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
+        """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
+        "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
+        clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
+        if not rule:
+            return None
+        if "." not in rule:
+            c = find(game, lang, f"{rule}.1")
+            if c is not None and defines(self.text_of(fields(c)), name):
+                return c
+        if not deep:
+            c = find(game, lang, rule) if "." in rule else None
+            return c if c is not None and mentions(self.text_of(fields(c)), name) else None
+        ids = (b.decode() for b in s.reader().expand_prefix("rule", rule))
+        below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        own = None
+        for r in below[:40]:
+            c = find(game, lang, r)
+            if c is None:
+                continue
+            text = self.text_of(fields(c))
+            if r == rule:
+                own = c if "." in rule and mentions(text, name) else None
+            # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
+            if text and (coins(text, name) or ("." in rule and defines(text, name))):
+                return c
+        return own
+
+    def today(game: str, lang: str, definition: str) -> int | None:
+        """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""
+        rule, new = today_of(definition)
+        if new:
+            for d in s.document_numbers(tk=title_key(new)):
+                f = fields(d)
+                if f["game"] == game and f["lang"] == lang and f.get("rule") and (docs is None or d in docs):
+                    c = find(game, lang, f["rule"])
+                    if c is not None:
+                        return definer(game, lang, f["rule"], new) or c
+        return find(game, lang, rule) if rule else None
 
     def pair(d: int) -> int | None:
         f = fields(d)
@@ -123,3 +194,42 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         if d in notes:
             ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
         prev = ranked.score[d]
+
+
+NAMED = ("exact name", "translated name", "name prefix")  # the tiers of a hit the query names
+
+
+def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
+    """Above an obsolete glossary entry the query names, for a removed rule (マナ・バーン, "this rule
+    no longer exists"), put the clause of an old text that defined it (one search over old versions)."""
+    for i, hit in enumerate(hits[:3]):
+        if hit["kind"] != "term" or not hit["why"] or hit["why"][0] not in NAMED:
+            continue
+        if not obsolete(hit["text"]) or any(today_of(hit["text"])):
+            continue
+        name = hit["title"].split(" / ")[0]
+        q = self.builder.phrase(name)
+        olds = {label: vid for (g, lang, label), (vid, _date) in self.superseded_ids.items()
+                if g == hit["game"] and lang == hit["lang"]}  # fmt: skip
+        if q is None or not olds:
+            continue
+        s = self.full_searcher()
+        # A removed rule's name is rare: its few clauses are checked against the versions holding them
+        # (a filter of every old version's documents costs half a second to read).
+        for h in s.search(And([q, Term("game", hit["game"]), Term("lang", hit["lang"])]), limit=10):
+            f = h.fields()
+            label = newest_holding(self.store, f["hash"], set(olds.values())) if f.get("hash") else None
+            if label and f["kind"] == "rule" and coins(self.text_of(f), name):
+                old = self.hit(s, h.docnum, hit["score"], label, lits)
+                old["why"] = [f"defined {name} in {label} (removed since)"]
+                hits.insert(i, old)
+                return
+
+
+def newest_holding(store, h: str, vids: set[int]) -> str | None:
+    """The label of the newest of versions ``vids`` holding the text with content hash ``h``."""
+    rows = store.conn.execute(
+        "SELECT v.id, v.label FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.hash=? ORDER BY v.sort_date DESC",
+        (h,),
+    )
+    return next((label for vid, label in rows if vid in vids), None)

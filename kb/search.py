@@ -7,8 +7,10 @@ scopes a search to a game, language and version, collects each tier's hits and r
 from __future__ import annotations
 
 import logging
+import os
 import re
 import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,8 +40,10 @@ from kb.query import (
 from kb.ranking import (
     GAME_BIAS,
     HIER,
+    NEGATION_AGREES,
     POOL,
     SUPERSEDED,
+    agrees,
     lift_parents,
     prior,
     settled,
@@ -47,11 +51,25 @@ from kb.ranking import (
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
+READ_ALIKE = 2.65  # the tier of a heading or term whose name reads as the query does
 DM_RATIO = 4.0  # how much more frequent in Duel Masters' texts a word must be to name that game
 _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 
 
 log = logging.getLogger(__name__)
+_pool: tuple[int, ThreadPoolExecutor] | None = None
+_pool_lock = threading.Lock()
+
+
+def _embedding_pool() -> ThreadPoolExecutor:
+    """This process's one thread that embeds query texts beside the searching threads (the embedder
+    serialises its calls anyway). Made on first use and again in a forked child, whose copy of the
+    parent's executor would have no thread."""
+    global _pool
+    with _pool_lock:
+        if _pool is None or _pool[0] != os.getpid():
+            _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulekb-embed"))
+        return _pool[1]
 _said: set[str] = set()
 
 
@@ -74,6 +92,7 @@ class _Pass:
     prefer: str | None
     scored: dict[int, tuple[float, float]]
     where: dict[int, tuple[str, str, str]] = field(default_factory=dict)
+    negated: list[str] = field(default_factory=list)  # the words the query negates
 
 
 class Searcher:
@@ -113,13 +132,14 @@ class Searcher:
         self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
         # Versions shown by default only for want of newer text (the 2008 translation beside 2026's).
         newest = {(v.game, v.lang): v.sort_date for v in store.versions() if v.sort_date}
-        self._superseded = {
-            (v.game, v.lang, v.label)
+        self.superseded_ids = {
+            (v.game, v.lang, v.label): (v.id, v.sort_date)
             for v in store.versions()
             if v.sort_date
             and v.sort_date[:4].isdigit()
             and int(newest[(v.game, v.lang)][:4]) - int(v.sort_date[:4]) > 5
         }
+        self._superseded = set(self.superseded_ids)
 
     def _searcher(self, current: bool = False):
         """This thread's Whoosh searcher of the full index, or of the default-scope one."""
@@ -167,6 +187,12 @@ class Searcher:
             docs = self._phrase_docs(s, phrases, docs)
             text = QUOTES.sub(" ", text).strip() or phrases[0]
         want = offset + limit
+        # The game's nickname is a filter (see above), not a word to find.
+        stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
+        key = (game, lang, version) if not phrases else None
+        # The query's vector is computed on another thread while the word tiers run (the embedder's
+        # C engine releases the GIL): a search costs the longer of the two, not their sum.
+        qvec = None if is_rule_query(text) else self._start_query_vector(stripped, s, docs, key)
         exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
         run = _Pass(s, docs, want, None if game else self._game_of(text), scored)
@@ -174,16 +200,18 @@ class Searcher:
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))
         notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
-        stripped = text
         if not rule_query:
-            # The game's nickname is a filter (see above), not a word to find.
-            stripped = next((drop.sub(" ", text) for g, _, drop in GAME_HINTS if g == game), text).strip() or text
             tiers, loose, lits = self.build_query(stripped)
+            run.negated = self.builder.negated(stripped)
             lits = phrases + lits
             # Tiers decide the order, best first; a lower tier runs only while the page is not full.
+            alike = "reading" in self.layers
             for tier, q in tiers:
                 if settled(scored, tier) >= want:
                     break
+                if alike and tier < READ_ALIKE:
+                    alike = False
+                    self._names_read_alike(run, stripped)
                 self._collect(run, q, tier)
             if settled(scored, 1.0) < want and "bigram" in self.layers and HAS_JA.search(text):
                 bq = bigram_query(text)
@@ -197,21 +225,23 @@ class Searcher:
                 total = len(scored)
         if "priors" in self.layers:
             lift_parents(scored, run.where)
-        key = (game, lang, version) if not phrases else None
-        dense = [] if is_rule_query(text) else self._dense(stripped, s, docs, key)
+        dense = self._dense(qvec, docs, key) if qvec is not None else []
         settings = dict(self.fusion)
         long_guard = settings.pop("long_guard", None)
         if long_guard is not None and len({w.key for w in words(stripped, self.vocab)}) >= 3:
             settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
         ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
         if "priors" in self.layers:
-            results.arrange_page(self, s, ranked, scored, docs, want)
+            results.arrange_page(self, s, ranked, scored, docs, want, lang_first="ja" if HAS_JA.search(text) else None)
         total = max(total, len(ranked.order))
         hits = []
         for d in ranked.order[offset:want]:
             hit = self.hit(s, d, ranked.score[d], shown, lits)
             hit["why"] = ranked.why[d]
             hits.append(hit)
+        if "priors" in self.layers and offset == 0 and not rule_query:
+            results.removed_rules(self, hits, lits)
+            del hits[limit:]
         if is_rule_query(text) and not (game or version) and offset == 0:
             notes += results.other_game(self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
         return {"total": total, "hits": hits, "notes": notes}
@@ -253,17 +283,22 @@ class Searcher:
                 _say_once(self._dense_off)
         return self._dense_ix[which]
 
-    def _dense(self, text: str, s, docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
-        """The dense top-k in scope, or [] when the scope has documents without vectors (an old version)."""
+    def _start_query_vector(self, text: str, s, docs: set[int] | None, key: tuple) -> tuple[Future, Any] | None:
+        """Start embedding ``text`` when the scope has vectors (None when dense retrieval does not apply)."""
         current = s is self._searcher(True) and self.ix_current is not None
         ix = self._dense_index(current)
         if ix is None:
-            return []
+            return None
         if key not in self._dense_cover:
             self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
         if not self._dense_cover[key]:
-            return []
-        return ix.top(self._embedder.query(text), self.fusion.get("pool", fusion.POOL), docs, key)
+            return None  # an old version: its documents have no vectors
+        return _embedding_pool().submit(self._embedder.query, text), ix
+
+    def _dense(self, qvec: tuple[Future, Any], docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
+        """The dense top-k in scope for the query vector being computed (``_start_query_vector``)."""
+        vec, ix = qvec
+        return ix.top(vec.result(), self.fusion.get("pool", fusion.POOL), docs, key)
 
     def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
@@ -274,9 +309,28 @@ class Searcher:
                     bias *= SUPERSEDED
                 if hit.get("game") == run.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
+                if run.negated and "priors" in self.layers and agrees(self.text_of(hit.fields()), run.negated):
+                    bias *= NEGATION_AGREES
                 run.scored[hit.docnum] = (tier, hit.score * bias)
                 if hit.get("kind") == "rule":
                     run.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
+
+    def _names_read_alike(self, run: _Pass, text: str) -> None:
+        """Tier 2.65: headings and terms whose name reads as the query does (an IME slip: 回避脳力 for
+        回避能力, 先頭ダメージ for 戦闘ダメージ; or a kanji name typed in kana)."""
+        reading = self.builder.reading_of(text)
+        if not reading or len(reading) < 3:
+            return
+        for hit in run.s.search(Term("jr", reading), filter=run.docs, limit=30):
+            f = hit.fields()
+            if hit.docnum in run.scored or f["kind"] not in ("term", "rule"):
+                continue
+            title = self.title_of(f)
+            name = title.split(" / ")[0] if f["kind"] == "term" else title.split("／")[0].strip()
+            if name and self.builder.reading_of(name) == reading:
+                run.scored[hit.docnum] = (READ_ALIKE, hit.score)
+                if f["kind"] == "rule":
+                    run.where[hit.docnum] = (f["game"], f["lang"], f["rule"])
 
     def _game_of(self, text: str) -> str | None:
         """The game a query's Japanese words point to: Duel Masters when one of them is far more

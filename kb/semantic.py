@@ -320,7 +320,9 @@ class DenseIndex:
         """The ``k`` documents most similar to ``qvec`` (among ``docs``), best first: (docnum, cosine)."""
         import numpy as np
 
-        sims = self.matrix @ np.asarray(qvec, dtype=np.float32)
+        # einsum, not BLAS: a multi-threaded gemv for one vector spends more time waking threads than
+        # computing (10 ms against 1 ms for 9k rows on a busy 2-core machine).
+        sims = np.einsum("ij,j->i", self.matrix, np.asarray(qvec, dtype=np.float32))
         if docs is not None:
             mask = self._masks.get(key) if key is not None else None
             if mask is None:

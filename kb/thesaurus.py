@@ -84,6 +84,18 @@ class Thesaurus:
             self.ja2en.setdefault(k, set()).add(en)
             self.en2ja.setdefault(e, set()).add(ja)
 
+    def _ja_first(self) -> dict:
+        """ja2en keys by their first word (rebuilt when pairs were added since)."""
+        if getattr(self, "_ja_index", (None, -1))[1] != len(self.ja2en):
+            self._ja_index = (_by_first(self.ja2en), len(self.ja2en))
+        return self._ja_index[0]
+
+    def _en_first(self) -> dict:
+        """en2ja phrases by their first word (rebuilt when pairs were added since)."""
+        if getattr(self, "_en_index", (None, -1))[1] != len(self.en2ja):
+            self._en_index = (_by_first(self.en2ja), len(self.en2ja))
+        return self._en_index[0]
+
     def rewrite(self, qkeys: list[str], kinds: tuple[str, ...] = ("colloquial", "old")) -> list[tuple[int, int, str]]:
         """(start, length, phrase): spans of ``qkeys`` a rewrite of ``kinds`` matches, and the phrase to put there."""
         out = []
@@ -95,7 +107,10 @@ class Thesaurus:
     def to_english(self, qkeys: list[str]) -> list[str]:
         """English terms for Japanese terms found in the query (longest matches)."""
         found = []
-        for k, ens in self.ja2en.items():
+        # Only the entries starting with one of the query's words (the table holds thousands).
+        firsts = self._ja_first()
+        for k in sorted({k for q in set(qkeys) for k in firsts.get(q, ())}, key=firsts["#order"].__getitem__):
+            ens = self.ja2en[k]
             if _find(qkeys, k):
                 found.append((len(k), sorted(ens)))
         found.sort(key=lambda x: -x[0])
@@ -108,9 +123,20 @@ class Thesaurus:
     def to_japanese(self, query: str) -> list[str]:
         """Japanese terms for English terms found in the query (longest first)."""
         q = f" {english_key(query)} "
-        hits = [(len(e), sorted(jas)) for e, jas in self.en2ja.items() if f" {e} " in q]
+        firsts = self._en_first()
+        cands = sorted({e for w in set(q.split()) for e in firsts.get(w, ())}, key=firsts["#order"].__getitem__)
+        hits = [(len(e), sorted(self.en2ja[e])) for e in cands if f" {e} " in q]
         hits.sort(key=lambda x: -x[0])
         return [ja for _, jas in hits[:3] for ja in jas[:2]]
+
+
+def _by_first(entries) -> dict:
+    """Entries by their first word, and under "#order" each entry's place in the table (ties keep it)."""
+    out: dict = {"#order": {}}
+    for i, e in enumerate(entries):
+        out.setdefault(e[0] if isinstance(e, tuple) else e.split()[0], []).append(e)
+        out["#order"][e] = i
+    return out
 
 
 def _find(seq: list[str], sub: tuple[str, ...]) -> list[int]:

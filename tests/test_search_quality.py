@@ -7,7 +7,7 @@ import pytest
 
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
 from kb.fusion import GUARD, fuse, words_only
-from kb.ranking import arrange, defines, nearest_rules
+from kb.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
 from tests import test_index_search as base
 
 kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
@@ -161,3 +161,157 @@ def test_guarded_tiers_stay_on_top_and_rrf_orders_the_rest():
 def test_a_rule_number_stays_first_and_skips_dense(searcher, q):
     hit = first(searcher, q)
     assert hit["rule"] == "509.1c" and hit["why"] == ["rule number"]
+
+
+# -- obsolete terms and coined names -------------------------------------------------------------
+def test_an_obsolete_entry_names_where_to_go_today():
+    assert obsolete("(Obsolete) An obsolete term for mana value. Cards printed with this term ...")
+    assert obsolete("(廃語)マナ総量の古い言い方。") and not obsolete("トランプルは常在型能力である。")
+    assert today_of("(Obsolete) An obsolete term for mana value. Cards printed ...") == (None, "mana value")
+    assert today_of("(Obsolete) An obsolete card type that has been renamed. See rule 308, “Kindreds.”")[0] == "308"
+    assert today_of("(廃語)「[何か]をゲームから取り除く」とは、「[何か]を追放する」の古い言い方である。")[1] == "追放"
+    assert today_of("(廃語)戦場のことを言う古い表現。")[1] == "戦場"
+    assert today_of("(廃語)以前の版のルールにおいて…これを「マナ・バーン」と呼んだ。このルールはもう存在しない。") == (None, None)
+
+
+def test_a_clause_coins_a_name_by_quoting_or_naming_it():
+    assert coins("攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。", "ブロックされているクリーチャー")
+    assert coins("An attacking creature ... becomes a blocked creature; one with", "Blocked Creature")
+    assert coins("失われた1マナごとに1ライフを失う。これをマナ・バーンという。", "マナ・バーン")
+    assert not coins("A blocked creature assigns its combat damage to the creatures blocking it.", "Blocked Creature")
+
+
+def test_an_obsolete_term_leads_to_todays_clause(searcher):
+    hits = searcher.search("converted mana cost", lang="en")
+    assert hits[0]["rule"] == "202.3" and hits[0]["kind"] == "rule"
+    assert any(w.startswith("today's rule for Converted Mana Cost") for w in hits[0]["why"])
+    assert hits[1]["kind"] == "term" and hits[1]["title"] == "Converted Mana Cost"  # the entry pointing to it follows
+
+
+def test_a_term_coined_below_its_heading_puts_the_coining_clause_first(searcher):
+    hit = first(searcher, "blocked creature", lang="en")
+    assert hit["kind"] == "rule" and hit["rule"] == "509.1h" and "defines Blocked Creature" in hit["why"]
+
+
+# -- speed without a change of answer ----------------------------------------------------------------
+def test_term_lookups_read_only_entries_starting_with_a_query_word_and_keep_the_table_order():
+    from kb.thesaurus import Thesaurus, english_key
+    from kb.thesaurus import keys as term_keys
+
+    th = Thesaurus.load(pairs={"トランプル": ["trample"], "先制攻撃": ["first strike"], "攻撃": ["attack"],
+                               "攻撃クリーチャー": ["attacking creature"], "二段攻撃": ["double strike"]})  # fmt: skip
+    keys = ["攻撃", "クリチャ", "先制", "攻撃"]
+    naive = sorted(((len(k), sorted(v)) for k, v in th.ja2en.items()
+                    if any(tuple(keys[i : i + len(k)]) == k for i in range(len(keys)))), key=lambda x: -x[0])  # fmt: skip
+    assert th.to_english(keys) == [en for _, ens in naive[:3] for en in ens[:2]]
+    q = f" {english_key('the first strike of an attacking creature')} "
+    naive_ja = sorted(((len(e), sorted(j)) for e, j in th.en2ja.items() if f" {e} " in q), key=lambda x: -x[0])
+    assert th.to_japanese("the first strike of an attacking creature") == [j for _, js in naive_ja[:3] for j in js[:2]]
+    th.add_pair("マナ総量", "mana value")  # a pair added after a lookup is found too
+    assert th.to_english(list(term_keys("マナ総量の計算"))) == ["mana value"]
+    assert th.to_japanese("mana value") == ["マナ総量"]
+
+
+def test_dense_top_k_is_the_exact_cosine_order():
+    np = pytest.importorskip("numpy")
+    from kb.semantic import DenseIndex, VectorSet
+
+    rng = np.random.default_rng(7)
+    rows = rng.normal(size=(50, 16)).astype(np.float32)
+    rows /= np.linalg.norm(rows, axis=1, keepdims=True)
+    vs = VectorSet.from_floats("m", [bytes([i]) * 16 for i in range(50)], rows)
+    ix = DenseIndex(vs, list(range(50)))
+    q = rows[3]
+    got = ix.top(q, 5)
+    want = np.argsort(-(ix.matrix @ q))[:5]
+    assert [d for d, _ in got] == [int(ix.docnums[i]) for i in want] and got[0][0] == 3
+    assert [d for d, _ in ix.top(q, 5, docs={10, 11, 12}, key="some")] == sorted({10, 11, 12}, key=lambda d: -float(ix.matrix[d] @ q))
+
+
+def test_every_players_word_names_its_reason_and_source():
+    from kb.thesaurus import PLAYERS_PATH, Thesaurus
+
+    lines = [ln.split("\t") for ln in PLAYERS_PATH.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    assert lines and all(len(c) == 5 and c[3].strip() and c[4].strip() for c in lines)
+    th = Thesaurus.load()
+    assert th.rewrite(["バウンス"]) == [(0, 1, "手札に戻す")]  # a line added with its source is read
+
+
+def test_definitions_are_read_in_the_ways_the_rules_write_them():
+    assert defines("増殖を行うとは、カウンターの置かれている…", "増殖")
+    assert defines("パーマネントをタップするとは、カードを横向きに倒すことである。", "タップ")
+    assert defines("To proliferate means to choose any number of permanents", "Proliferate")
+    assert defines("ブロック・クリーチャーは、戦闘ダメージを…", "ブロッククリーチャー")  # dots do not matter
+    assert not defines("スタックに積まれた呪文は、", "スタック")
+    assert coins("「給餌する／Forage」 は、…を意味する。", "給餌")
+    assert coins("「パーマネント 呪文／permanent spell」という語は、", "パーマネント・呪文")
+
+
+def test_a_keyword_actions_defining_sub_clause_comes_first(searcher):
+    hits = searcher.search("proliferate", lang="en")
+    assert hits[0]["rule"] == "701.34a" and "defines Proliferate" in hits[0]["why"]
+    assert hits[1]["rule"] == "701.34"  # the heading the query names follows the clause defining it
+
+
+# -- names typed with an IME slip or in kana -----------------------------------------------------------
+def test_a_name_reads_alike_whatever_kanji_or_kana_it_is_typed_in(searcher):
+    read = searcher.builder.reading_of
+    assert read("回避脳力") == read("回避能力") == read("かいひのうりょく")
+    assert read("先頭ダメージ") == read("戦闘ダメージ")
+    assert read("シールドが無いとき") is None  # a phrase with particles is not one name
+
+
+def test_an_ime_slip_in_a_heading_name_finds_the_heading(searcher):
+    hit = first(searcher, "先頭ダメージ・ステップ")
+    assert (hit["game"], hit["rule"], hit["why"][0]) == ("mtg", "510", "name read alike")
+
+
+# -- negation ------------------------------------------------------------------------------------------
+def test_the_words_a_query_negates_are_read_from_the_query(searcher):
+    neg = searcher.builder.negated
+    assert neg("ブロックされなかったクリーチャーの戦闘ダメージ") == ["ブロック"]
+    assert neg("シールドが無いときに攻撃されたら") == ["シールド"]
+    assert neg("攻撃しないクリーチャー") == ["攻撃"]
+    assert neg("ブロックされたクリーチャー") == []
+
+
+def test_a_clause_agrees_when_it_negates_the_same_word():
+    assert agrees("ブロックされていないクリーチャーは、その戦闘ダメージを", ["ブロック"])
+    assert agrees("非ターン・プレイヤーにシールドがなければ、", ["シールド"])
+    assert not agrees("ブロックされたクリーチャーは、戦闘ダメージを割り振る。", ["ブロック"])
+    assert not agrees("ブロック・クリーチャーを指定する。攻撃していない。", ["ブロック"])  # a negation of another word
+
+
+def test_only_the_first_sentence_says_what_a_clause_negates():
+    assert not agrees("防御プレイヤーはブロック・クリーチャーを指定する。そのコストを支払わない場合、", ["支払"])
+
+
+def test_a_translated_name_keeps_the_querys_negation(searcher):
+    blocked = searcher.builder.build("ブロックされたクリーチャー")[0]
+    unblocked = searcher.builder.build("ブロックされなかったクリーチャー")[0]
+    named = lambda tiers: " ".join(repr(q) for t, q in tiers if t == 2.7)  # noqa: E731
+    assert "'blockedcreature'" in named(blocked) and "unblockedcreature" not in named(blocked)
+    assert "unblockedcreature" in named(unblocked) and "'blockedcreature'" not in named(unblocked)
+
+
+def test_a_japanese_query_sees_the_defining_clause_in_japanese(searcher):
+    ja = first(searcher, "ブロックされたクリーチャー")
+    assert (ja["lang"], ja["rule"]) == ("ja", "509.1h") and "defines Blocked Creature" in ja["why"]
+    en = first(searcher, "blocked creature")
+    assert (en["lang"], en["rule"]) == ("en", "509.1h")
+
+
+def test_a_forked_process_embeds_queries_on_its_own_thread(searcher):
+    import os
+    import signal
+
+    searcher.search("トランプル")  # the parent's embedding thread exists before the fork
+    pid = os.fork()
+    if pid == 0:  # the child: a search must not wait forever on the parent's (absent) thread
+        signal.alarm(60)
+        try:
+            os._exit(0 if searcher.search("攻撃クリーチャーを止める") else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
