@@ -35,9 +35,10 @@ $(AXE):
 	mkdir -p $(dir $(AXE)) && mv tests/.deps/axe-tmp/package/axe.min.js tests/.deps/axe-tmp/package/LICENSE $(dir $(AXE))
 	rm -rf tests/.deps/axe-tmp
 
-## Lint, then the whole test suite (unit, end-to-end CLI, browser).
+## Lint and layout, then the whole test suite (unit, end-to-end CLI, browser).
 test: $(BIN)/rulekb browser-deps $(AXE)
 	$(BIN)/ruff check kb ingest web tests bench
+	$(BIN)/ruff format --check kb ingest web tests bench
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 bench: $(BIN)/rulekb

@@ -43,8 +43,10 @@ def legacy_one_line(n: int) -> tuple[str, str, bytes]:
         f"{r}. 見出し{r} " + " ".join(f"{r}.{k}. 条文{r}の{k}番目です。rule 100.1 も参照。" for k in range(1, per + 1))
         for r in rules
     )
-    text = (f"======== マジック総合ルール(私訳第 5.5.0.0 版) ======== 　私訳です。 -------- もくじ -------- 0. はじめに "
-            f"1. ゲーム {contents} -------- マジック・ザ・ギャザリング　総合ルール -------- 0. はじめに　本文。 1. ゲーム {body}")  # fmt: skip
+    text = (
+        f"======== マジック総合ルール(私訳第 5.5.0.0 版) ======== 　私訳です。 -------- もくじ -------- 0. はじめに "
+        f"1. ゲーム {contents} -------- マジック・ザ・ギャザリング　総合ルール -------- 0. はじめに　本文。 1. ゲーム {body}"
+    )
     return "legacy-ja", "legacy.txt", text.encode("utf-8")
 
 
@@ -74,25 +76,36 @@ def cr_en_many_clauses(n: int) -> tuple[str, str, bytes]:
 def dm_long_paragraph(n: int) -> tuple[str, str, bytes]:
     """A Duel Masters clause whose paragraph the PDF wrapped over thousands of lines."""
     wrapped = "\n".join("このルールはとても長く続く段落の一部であり、行の途中で改行され" for _ in range(n * 20000))
-    text = (f"デュエル・マスターズ 総合ゲームルール\nVer.1.48\n2025年12月17日 更新\n\nもくじ\n100. 総則\n\n"
-            f"100. 総則\n100.1. {wrapped}ます。\n")  # fmt: skip
+    text = (
+        f"デュエル・マスターズ 総合ゲームルール\nVer.1.48\n2025年12月17日 更新\n\nもくじ\n100. 総則\n\n"
+        f"100. 総則\n100.1. {wrapped}ます。\n"
+    )
     return "dm-rules", "dm.txt", text.encode()
 
 
 def wiki_nested(n: int) -> tuple[str, str, bytes]:
     """An MTG Wiki page nested thousands of elements deep (recursion)."""
     depth = n * 1000
-    inner = "<div>" * depth + "<p>本文 509.1</p><ul><li>項目" + "<ul><li>入れ子" * (depth // 4) + "</li></ul>" * (depth // 4)
-    html = (f"<html><head><title>T - MTG Wiki</title></head><body><h1 id='firstHeading'>T</h1>"
-            f"<div class='mw-parser-output'>{inner}{'</div>' * depth}</div></body></html>")  # fmt: skip
+    inner = (
+        "<div>" * depth
+        + "<p>本文 509.1</p><ul><li>項目"
+        + "<ul><li>入れ子" * (depth // 4)
+        + "</li></ul>" * (depth // 4)
+    )
+    html = (
+        f"<html><head><title>T - MTG Wiki</title></head><body><h1 id='firstHeading'>T</h1>"
+        f"<div class='mw-parser-output'>{inner}{'</div>' * depth}</div></body></html>"
+    )
     return "mtgwiki", "page.html", html.encode()
 
 
 def viewer_inline_run(n: int) -> tuple[str, str, bytes]:
     """A viewer page with thousands of inline elements on one line."""
     run = "".join(f"<b>語{i}</b>" for i in range(n * 3000))
-    html = (f"<!doctype html><html><head><title>総合ルールビューア</title></head><body><main>"
-            f"<h2>5. ターンの構造</h2><h3>509. ブロック</h3><p id='509.1'>509.1 {run}</p></main></body></html>")  # fmt: skip
+    html = (
+        f"<!doctype html><html><head><title>総合ルールビューア</title></head><body><main>"
+        f"<h2>5. ターンの構造</h2><h3>509. ブロック</h3><p id='509.1'>509.1 {run}</p></main></body></html>"
+    )
     return "viewer", "viewer.html", html.encode()
 
 
@@ -211,8 +224,13 @@ def main(argv: list[str] | None = None) -> int:
         ratios = [b / a if a > 0 else float("inf") for a, b in zip(times, times[1:], strict=False)]
         worst = max(ratios)
         verdict = "linear" if worst < 2.8 else "SUPERLINEAR" if worst < 3.5 else "QUADRATIC"
-        print(f"{name:<34}" + "".join(f"{t:>10.3f}" for t in times) + "   "
-              + " ".join(f"{r:4.2f}" for r in ratios) + f"   {verdict}")  # fmt: skip
+        print(
+            f"{name:<34}"
+            + "".join(f"{t:>10.3f}" for t in times)
+            + "   "
+            + " ".join(f"{r:4.2f}" for r in ratios)
+            + f"   {verdict}"
+        )
     return 0
 
 

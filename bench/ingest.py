@@ -29,8 +29,10 @@ from kb.textio import read_text  # noqa: E402
 
 def inputs() -> list[tuple[str, Hints]]:
     """Every document of the bundled corpus, as `rulekb build` reads them."""
-    return [(str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version, provenance=e.provenance))
-            for e in read_manifest(BUNDLED_CORPUS)]  # fmt: skip
+    return [
+        (str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version, provenance=e.provenance))
+        for e in read_manifest(BUNDLED_CORPUS)
+    ]
 
 
 def run_ingest(files) -> tuple[float, int, int]:
@@ -71,7 +73,9 @@ def main() -> None:
     peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     med, base = statistics.median(runs), statistics.median(bases)
     print(f"versions: {versions}  clauses: {clauses}")
-    print(f"ingest wall time: median {med:.2f} s over {len(runs)} runs (min {min(runs):.2f}, max {max(runs):.2f}); target < 60 s")
+    print(
+        f"ingest wall time: median {med:.2f} s over {len(runs)} runs (min {min(runs):.2f}, max {max(runs):.2f}); target < 60 s"
+    )
     print(f"baseline (decode + split lines): median {base:.2f} s; ingest/baseline ratio {med / base:.1f}x")
     print(f"peak RSS: {peak_mb:.0f} MB; target < 1024 MB")
 

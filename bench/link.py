@@ -134,13 +134,17 @@ def report(label: str, path: str, runs: int, git: bool) -> float:
     files, cites, tests, embedded, _, _ = results[0]
     wall = statistics.median(r[4] for r in results)
     cpu = statistics.median(r[5] for r in results)
-    print(f"{label}: {files} files, {tests} tests, {cites} citations, {embedded} embedded copies;"
-          f" median of {runs}: {wall:.2f} s (CPU {cpu:.2f} s) = {files / wall:,.0f} files/s;"
-          f" baseline (read + decode + grep) {base:.2f} s, ratio {wall / base:.1f}x")  # fmt: skip
+    print(
+        f"{label}: {files} files, {tests} tests, {cites} citations, {embedded} embedded copies;"
+        f" median of {runs}: {wall:.2f} s (CPU {cpu:.2f} s) = {files / wall:,.0f} files/s;"
+        f" baseline (read + decode + grep) {base:.2f} s, ratio {wall / base:.1f}x"
+    )
     if git:
         secs, blamed, dated = with_git(path)
-        print(f"{label} with git dating: {secs:.2f} s = {files / secs:,.0f} files/s"
-              f" ({blamed} files blamed, {dated} citations dated by git)")  # fmt: skip
+        print(
+            f"{label} with git dating: {secs:.2f} s = {files / secs:,.0f} files/s"
+            f" ({blamed} files blamed, {dated} citations dated by git)"
+        )
     return wall
 
 

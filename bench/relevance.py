@@ -125,11 +125,27 @@ class Baselines:
         gl = {v.id: (v.game, v.lang) for v in store.versions()}
         for t in _glossary(store, gl):
             if t["dver"]:
-                docs.append({"kind": "term", "game": t["game"], "lang": t["lang"], "rule": t["rule"] or "",
-                             "title": t["term"], "body": f"{t['term']}\n{t['english'] or ''}\n{t['definition'] or ''}"})  # fmt: skip
+                docs.append(
+                    {
+                        "kind": "term",
+                        "game": t["game"],
+                        "lang": t["lang"],
+                        "rule": t["rule"] or "",
+                        "title": t["term"],
+                        "body": f"{t['term']}\n{t['english'] or ''}\n{t['definition'] or ''}",
+                    }
+                )
         for a in store.articles():
-            docs.append({"kind": "article", "game": a["game"], "lang": a["lang"], "rule": (a["cites"] or [""])[0],
-                         "title": a["title"], "body": f"{a['title']}\n{a['text']}"})  # fmt: skip
+            docs.append(
+                {
+                    "kind": "article",
+                    "game": a["game"],
+                    "lang": a["lang"],
+                    "rule": (a["cites"] or [""])[0],
+                    "title": a["title"],
+                    "body": f"{a['title']}\n{a['text']}",
+                }
+            )
         return docs
 
     @staticmethod
@@ -142,8 +158,17 @@ class Baselines:
     def _scope(self, version: str | None) -> tuple:
         if version not in self.scopes:
             v = self.store.find_version(version)
-            docs = [{"kind": "rule", "game": v.game, "lang": v.lang, "rule": n.rule, "title": n.title,
-                     "body": f"{n.title}\n{n.text}"} for n in self.store.nodes(v)]  # fmt: skip
+            docs = [
+                {
+                    "kind": "rule",
+                    "game": v.game,
+                    "lang": v.lang,
+                    "rule": n.rule,
+                    "title": n.title,
+                    "body": f"{n.title}\n{n.text}",
+                }
+                for n in self.store.nodes(v)
+            ]
             self.scopes[version] = self._prepare(docs)
         return self.scopes[version]
 
@@ -181,8 +206,15 @@ def successors(store: Store, queries: list[dict]) -> int:
     if not start or newest is None:
         return 0
     held = {r for (r,) in store.conn.execute("SELECT rule FROM nodes WHERE version_id=?", (old.id,))}
-    wanted = sorted({t.split(":", 1)[1] for q in queries if "version" not in q["options"]
-                     for t in q["expected"] if t.startswith("mtg") and t.split(":", 1)[1] in held})  # fmt: skip
+    wanted = sorted(
+        {
+            t.split(":", 1)[1]
+            for q in queries
+            if "version" not in q["options"]
+            for t in q["expected"]
+            if t.startswith("mtg") and t.split(":", 1)[1] in held
+        }
+    )
     try:
         now = history.carry(store, "mtg", "en", wanted, start, newest.label)
     except NotFound:
@@ -191,8 +223,11 @@ def successors(store: Store, queries: list[dict]) -> int:
     for q in queries:
         if "version" in q["options"]:
             continue
-        extra = [f"{t.split(':', 1)[0]}:{now[r]}" for t in q["expected"] if t.startswith("mtg")
-                 and (r := t.split(":", 1)[1]) in now and now[r] and now[r] != r]  # fmt: skip
+        extra = [
+            f"{t.split(':', 1)[0]}:{now[r]}"
+            for t in q["expected"]
+            if t.startswith("mtg") and (r := t.split(":", 1)[1]) in now and now[r] and now[r] != r
+        ]
         extra = [t for t in dict.fromkeys(extra) if t not in q["expected"]]
         q["expected"] = q["expected"] + extra
         added += len(extra)
@@ -317,18 +352,26 @@ def main() -> None:
             if args.only and args.only != name:
                 continue
             s = Searcher(store, ipath, layers=layers)
-            s.fusion = {k: float(v) if k in ("guard", "weight", "long_guard") else int(v)
-                        for k, v in (kv.split("=") for kv in args.fusion.split(",") if kv)}  # fmt: skip
-            results[f"rulekb {name}"] = evaluate(name, lambda q, s=s, **o: s.search(q, limit=10, **o), queries,
-                                                 misses=args.show_misses and name == LAYER_STEPS[-1][0])  # fmt: skip
+            s.fusion = {
+                k: float(v) if k in ("guard", "weight", "long_guard") else int(v)
+                for k, v in (kv.split("=") for kv in args.fusion.split(",") if kv)
+            }
+            results[f"rulekb {name}"] = evaluate(
+                name,
+                lambda q, s=s, **o: s.search(q, limit=10, **o),
+                queries,
+                misses=args.show_misses and name == LAYER_STEPS[-1][0],
+            )
         base = Baselines(store)
         if not args.only:
             results["FTS5 trigram"] = evaluate("fts5", base.fts5, queries)
             results["substring"] = evaluate("substring", base.substring, queries)
         n = {sp: sum(q["split"] == sp for q in queries) for sp in SPLITS}
-        print(f"{len(queries)} queries ({', '.join(f'{sp} {n[sp]}' for sp in SPLITS)}); {added} targets added by"
-              f" lineage (an old answer's successor counts), {defined} defining clauses of expected headings;"
-              f" {len(base.docs)} documents in the default scope\n")  # fmt: skip
+        print(
+            f"{len(queries)} queries ({', '.join(f'{sp} {n[sp]}' for sp in SPLITS)}); {added} targets added by"
+            f" lineage (an old answer's successor counts), {defined} defining clauses of expected headings;"
+            f" {len(base.docs)} documents in the default scope\n"
+        )
         report(results, queries)
         store.close()
 

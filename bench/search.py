@@ -110,12 +110,16 @@ def report_latency(store: Store, ix: Path, queries: list[str], repeat: int, embe
             fts5_query(db, q)
             runs.append((time.perf_counter() - t) * 1000)
         base.append(statistics.median(runs))
-    print(f"query latency over {len(queries)} distinct queries (median of {repeat} runs each, query vectors not cached):")
+    print(
+        f"query latency over {len(queries)} distinct queries (median of {repeat} runs each, query vectors not cached):"
+    )
     for name, xs in (("words only", words), ("with dense", dense)):
         print(f"  rulekb {name:10}  p50 {pct(xs, 50):6.1f} ms  p95 {pct(xs, 95):6.1f} ms  max {max(xs):6.1f} ms")
     print(f"  FTS5 trigram       p50 {pct(base, 50):6.2f} ms  p95 {pct(base, 95):6.2f} ms")
-    print(f"  ratios: dense/words p50 {pct(dense, 50) / pct(words, 50):.2f}x; rulekb (dense)/FTS5 p50"
-          f" {pct(dense, 50) / max(pct(base, 50), 1e-3):.0f}x  [targets with dense: p50 < 30, p95 < 100]")  # fmt: skip
+    print(
+        f"  ratios: dense/words p50 {pct(dense, 50) / pct(words, 50):.2f}x; rulekb (dense)/FTS5 p50"
+        f" {pct(dense, 50) / max(pct(base, 50), 1e-3):.0f}x  [targets with dense: p50 < 30, p95 < 100]"
+    )
     slow = sorted(zip(dense, queries, strict=True), reverse=True)[:5]
     print("  slowest (dense): " + "; ".join(f"{q} {ms:.0f} ms" for ms, q in slow))
 
@@ -144,23 +148,29 @@ def main() -> None:
         store = home.open_store()
         nodes = store.conn.execute("SELECT COUNT(*) FROM nodes").fetchone()[0]
         distinct = store.conn.execute("SELECT COUNT(*) FROM contents").fetchone()[0]
-        print(f"store: {len(store.versions())} versions, {nodes} nodes, {distinct} distinct texts;"
-              f" embedder: {embedder.name if embedder else semantic.unavailable_reason()}")  # fmt: skip
+        print(
+            f"store: {len(store.versions())} versions, {nodes} nodes, {distinct} distinct texts;"
+            f" embedder: {embedder.name if embedder else semantic.unavailable_reason()}"
+        )
         first_s, first = timed_build(store, Path(tmp) / "first", [], shipped=True)
         vec = Path(tmp) / "first" / semantic.VECTORS_FILE
         print(f"index build, first (shipped cache): {first_s:.1f} s for {first['docs']} docs; dense: {first['dense']}")
         inc_s, inc = timed_build(store, Path(tmp) / "again", [vec], shipped=False)
         print(f"index build, incremental (previous generation's vectors): {inc_s:.1f} s; dense: {inc['dense']}")
-        print(f"index size {size(Path(tmp) / 'first') / 2**20:.1f} MiB, of which vectors"
-              f" {size(vec) / 2**20 if vec.exists() else 0:.1f} MiB")  # fmt: skip
+        print(
+            f"index size {size(Path(tmp) / 'first') / 2**20:.1f} MiB, of which vectors"
+            f" {size(vec) / 2**20 if vec.exists() else 0:.1f} MiB"
+        )
         if embedder is not None and vec.exists():
             texts = [str(t) for t in semantic.VectorSet.load(vec, texts=True).extra["texts"]]
             sample = texts[:: max(1, len(texts) // args.cold)][: args.cold]
             t0 = time.perf_counter()
             embedder.passages(sample)
             rate = len(sample) / (time.perf_counter() - t0)
-            print(f"cold embedding: {rate:.1f} passages/s over {len(sample)} (mean {statistics.mean(map(len, sample)):.0f}"
-                  f" chars) -> {len(texts) / rate / 60:.0f} min to embed the default scope without any cache")  # fmt: skip
+            print(
+                f"cold embedding: {rate:.1f} passages/s over {len(sample)} (mean {statistics.mean(map(len, sample)):.0f}"
+                f" chars) -> {len(texts) / rate / 60:.0f} min to embed the default scope without any cache"
+            )
         t1 = time.perf_counter()
         db = fts5(store)
         print(f"FTS5 trigram build {time.perf_counter() - t1:.1f} s")

@@ -59,7 +59,9 @@ def verify(home: str, sample: int) -> None:
         raise SystemExit(f"no shipped cache for {embedder.name}")
     cache = semantic.VectorSet.load(paths[0], embedder.name)
     live = home_vectors(home, texts=True)
-    print(f"{paths[0].relative_to(ROOT)}: sha256 {hashlib.sha256(paths[0].read_bytes()).hexdigest()}, {len(cache)} vectors")
+    print(
+        f"{paths[0].relative_to(ROOT)}: sha256 {hashlib.sha256(paths[0].read_bytes()).hexdigest()}, {len(cache)} vectors"
+    )
     texts = {k: str(t) for k, t in zip(live.key_list(), live.extra["texts"], strict=True)}
     held = [k for k in texts if cache.row_of(k) is not None]
     print(f"covers {len(held)} of the {len(texts)} default-scope passages of {home}")

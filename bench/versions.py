@@ -27,8 +27,15 @@ from kb.diff import diff_versions  # noqa: E402
 from kb.store import Store  # noqa: E402
 
 SHARED = ROOT.parent / "shared"
-JAPANESE = [SHARED / "seeds" / n for n in ("000_69c867f839c48ea8.txt", "003_1192bed475bff8cb.txt",
-                                            "002_52ff311794a719e8.txt", "004_141578bca00711b0.txt")]  # fmt: skip
+JAPANESE = [
+    SHARED / "seeds" / n
+    for n in (
+        "000_69c867f839c48ea8.txt",
+        "003_1192bed475bff8cb.txt",
+        "002_52ff311794a719e8.txt",
+        "004_141578bca00711b0.txt",
+    )
+]
 DIFF_PAIRS = [("20240607", "20250207"), ("20250725", "20260116"), ("20090501", "20090708")]
 HISTORY_RULES = ["732", "732.1", "509.3a", "702.91a", "100.1", "704.5a"]
 
@@ -73,8 +80,10 @@ def main() -> None:
             diffparts._feature_cache.clear()  # cold: no features cached from an earlier run
             cold, _ = median_time(lambda o=old, n=new: diff_versions(store, "mtg", "en", o, n), 1)
             warm, d = median_time(lambda o=old, n=new: diff_versions(store, "mtg", "en", o, n), args.repeat)
-            print(f"diff {old} -> {new}: cold {cold:.3f} s, median {warm:.3f} s "
-                  f"({len(d['changes'])} changes)  [target < 1 s]")  # fmt: skip
+            print(
+                f"diff {old} -> {new}: cold {cold:.3f} s, median {warm:.3f} s "
+                f"({len(d['changes'])} changes)  [target < 1 s]"
+            )
 
         def lineage():
             diffparts._feature_cache.clear()
@@ -83,8 +92,10 @@ def main() -> None:
             return out
 
         secs, info = median_time(lineage, max(1, min(args.repeat, 2)))
-        print(f"lineage: {editions} English editions (+ Japanese), {info['pairs']} adjacent pairs, "
-              f"{info['links']} links: median {secs:.2f} s  [target < 60 s]")  # fmt: skip
+        print(
+            f"lineage: {editions} English editions (+ Japanese), {info['pairs']} adjacent pairs, "
+            f"{info['links']} links: median {secs:.2f} s  [target < 60 s]"
+        )
 
         lat = []
         for rule in HISTORY_RULES:
@@ -93,8 +104,10 @@ def main() -> None:
                 history.history(store, "mtg", "en", rule)
                 lat.append(time.perf_counter() - t)
         lat.sort()
-        print(f"history query: median {statistics.median(lat) * 1000:.1f} ms, "
-              f"max {lat[-1] * 1000:.1f} ms over {len(lat)} queries of {len(HISTORY_RULES)} clauses")  # fmt: skip
+        print(
+            f"history query: median {statistics.median(lat) * 1000:.1f} ms, "
+            f"max {lat[-1] * 1000:.1f} ms over {len(lat)} queries of {len(HISTORY_RULES)} clauses"
+        )
         store.close()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -38,10 +38,27 @@ sys.path.insert(0, str(ROOT))
 CR_EN = ROOT.parent / "shared" / "corpora" / "cr-en"
 
 QUERIES = [
-    "ブロッククリーチャー", "ブロック・クリーチャー", "戦闘ダメージ", "防御プレイヤー", "ブロック強制", "攻撃クリーチャー",
-    "マナ能力", "不正な処理", "誘発型能力", "ダメージ割り振り順", "先制攻撃", "トランプル", "ブロックされていない",
-    "blocking creature", "declare blockers", "combat damage", "first strike", "ブロッカー", "シールド", "509.1c",
-]  # fmt: skip
+    "ブロッククリーチャー",
+    "ブロック・クリーチャー",
+    "戦闘ダメージ",
+    "防御プレイヤー",
+    "ブロック強制",
+    "攻撃クリーチャー",
+    "マナ能力",
+    "不正な処理",
+    "誘発型能力",
+    "ダメージ割り振り順",
+    "先制攻撃",
+    "トランプル",
+    "ブロックされていない",
+    "blocking creature",
+    "declare blockers",
+    "combat damage",
+    "first strike",
+    "ブロッカー",
+    "シールド",
+    "509.1c",
+]
 CLAUSES = ["509.1", "509.1a", "509.1c", "509.1h", "509.2", "510.1", "510.1c", "510.2", "509", "5"]
 
 
@@ -83,8 +100,10 @@ def free_port() -> int:
 
 
 def start_server(home: Path, port: int, threads: int, workers: int) -> subprocess.Popen:
-    code = ("import logging; logging.getLogger('waitress.queue').setLevel(logging.ERROR)\n"  # expected under load
-            f"from web.server import serve; serve({str(home)!r}, port={port}, threads={threads}, workers={workers})")
+    code = (
+        "import logging; logging.getLogger('waitress.queue').setLevel(logging.ERROR)\n"  # expected under load
+        f"from web.server import serve; serve({str(home)!r}, port={port}, threads={threads}, workers={workers})"
+    )
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.DEVNULL)
     deadline = time.time() + 30
     while time.time() < deadline:
@@ -138,8 +157,11 @@ def main() -> None:
     ap.add_argument("--duration", type=float, default=30.0, help="seconds of load (after a warm-up pass)")
     ap.add_argument("--threads", type=int, default=8, help="waitress worker threads (per process)")
     ap.add_argument("--workers", type=int, default=0, help="server processes (default: one per core, as rulekb serve)")
-    ap.add_argument("--unique-searches", action="store_true",
-                    help="make (almost) every search new, so the per-generation result cache rarely helps")
+    ap.add_argument(
+        "--unique-searches",
+        action="store_true",
+        help="make (almost) every search new, so the per-generation result cache rarely helps",
+    )
     args = ap.parse_args()
     if not args.load:
         from webpages import run_pages  # bench/webpages.py, beside this script
@@ -158,9 +180,11 @@ def run(home: Path, args: argparse.Namespace) -> None:
     """Serve ``home`` in a child process, warm it, load it, print the figures."""
     pages = page_urls(home)
     urls = [(kind, u) for kind, us in pages.items() for u in us]
-    print(f"{len(pages['search'])} search, {len(pages['clause'])} clause, {len(pages['diff'])} diff URLs; "
-          f"{args.clients} clients, {args.duration:.0f} s, {args.threads} server threads; {os.cpu_count()} CPUs"
-          + ("; unique searches" if args.unique_searches else ""))  # fmt: skip
+    print(
+        f"{len(pages['search'])} search, {len(pages['clause'])} clause, {len(pages['diff'])} diff URLs; "
+        f"{args.clients} clients, {args.duration:.0f} s, {args.threads} server threads; {os.cpu_count()} CPUs"
+        + ("; unique searches" if args.unique_searches else "")
+    )
     port = free_port()
     from web.server import default_workers
 
@@ -175,7 +199,10 @@ def run(home: Path, args: argparse.Namespace) -> None:
         conn.close()
         results: list = []
         stop = time.perf_counter() + args.duration
-        clients_ = [threading.Thread(target=client, args=(port, urls, stop, results, i, args.unique_searches)) for i in range(args.clients)]
+        clients_ = [
+            threading.Thread(target=client, args=(port, urls, stop, results, i, args.unique_searches))
+            for i in range(args.clients)
+        ]
         t0 = time.perf_counter()
         for w in clients_:
             w.start()
@@ -186,7 +213,9 @@ def run(home: Path, args: argparse.Namespace) -> None:
         server.terminate()
         server.wait(timeout=10)
     errors = [r for r in results if not r[2]]
-    print(f"\n{len(results)} requests in {elapsed:.1f} s: {len(results) / elapsed:.0f} requests/s, {len(errors)} errors")
+    print(
+        f"\n{len(results)} requests in {elapsed:.1f} s: {len(results) / elapsed:.0f} requests/s, {len(errors)} errors"
+    )
     print(f"{'page':8} {'count':>7} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}")
     for kind in ("search", "clause", "diff", "all"):
         lat = [r[1] * 1000 for r in results if kind in ("all", r[0])]

@@ -71,8 +71,9 @@ def _home(given: str | None) -> tuple[Path, bool]:
 
 def _serve(home: Path, warm: bool) -> tuple[subprocess.Popen, int, float]:
     t0 = time.perf_counter()
-    proc = subprocess.Popen([sys.executable, "-c", SERVER.format(home=str(home), warm=warm)], cwd=ROOT,
-                            stdout=subprocess.PIPE, text=True)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVER.format(home=str(home), warm=warm)], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
     port = int(proc.stdout.readline())
     return proc, port, time.perf_counter() - t0
 
@@ -135,18 +136,24 @@ def _measure(home: Path, rounds: int) -> None:
 
 def _report(cold, warm, sizes, status, unwarmed, starts) -> None:
     med = statistics.median
-    print(f"\n{'page kind':20} {'status':>6} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
-          f"{'plain B':>9} {'gzip B':>8} {'br B':>8} {'br/plain':>8}")  # fmt: skip
+    print(
+        f"\n{'page kind':20} {'status':>6} {'cold ms':>8} {'warm ms':>8} {'cold/warm':>9} "
+        f"{'plain B':>9} {'gzip B':>8} {'br B':>8} {'br/plain':>8}"
+    )
     missed = []
     for kind, _ in PAGES:
         c, w, sz = med(cold[kind]), med(warm[kind]), sizes[kind]
-        print(f"{kind:20} {status[kind]:6d} {c:8.1f} {w:8.1f} {c / w:9.1f} {sz['identity']:9d} {sz['gzip']:8d} "
-              f"{sz['br']:8d} {sz['br'] / sz['identity']:8.2f}")  # fmt: skip
+        print(
+            f"{kind:20} {status[kind]:6d} {c:8.1f} {w:8.1f} {c / w:9.1f} {sz['identity']:9d} {sz['gzip']:8d} "
+            f"{sz['br']:8d} {sz['br'] / sz['identity']:8.2f}"
+        )
         if c > (LONG_DIFF_MS if kind in LONG else COLD_MS):
             missed.append(f"{kind} {c:.0f} ms")
     total = {c: sum(s[c] for s in sizes.values()) for c in ("identity", "gzip", "br")}
-    print(f"{'all pages':20} {'':6} {'':8} {'':8} {'':9} {total['identity']:9d} {total['gzip']:8d} {total['br']:8d} "
-          f"{total['br'] / total['identity']:8.2f}")  # fmt: skip
+    print(
+        f"{'all pages':20} {'':6} {'':8} {'':8} {'':9} {total['identity']:9d} {total['gzip']:8d} {total['br']:8d} "
+        f"{total['br'] / total['identity']:8.2f}"
+    )
     print("\nfirst requests without the warm-up (ms):", ", ".join(f"{k} {v:.0f}" for k, v in unwarmed.items()))
     print("with the warm-up, cold (ms):            ", ", ".join(f"{k} {med(cold[k]):.0f}" for k in unwarmed))
     print(f"server start to ready (warm-up included): median {med(starts):.1f} s")

@@ -140,7 +140,9 @@ def check_nodes(nodes: list[RuleNode], path: str, *, errors: bool = True) -> lis
     prev: RuleNode | None = None
     for node in nodes:
         if node.rule in seen:
-            out.append(Diagnostic(path, node.line, f"duplicate clause id {node.rule} (first at line {seen[node.rule]})", level))
+            out.append(
+                Diagnostic(path, node.line, f"duplicate clause id {node.rule} (first at line {seen[node.rule]})", level)
+            )
             continue
         seen[node.rule] = node.line
         if prev is not None and ruleid.sort_key(node.rule) < ruleid.sort_key(prev.rule):

@@ -50,11 +50,29 @@ _EFFECTIVE = re.compile(
     r"(?:current|effective)\s+as\s+of\s+(?P<month>[A-Z][a-z]+)\.?\s*(?P<day>\d{1,2})\s*,?\s*(?P<year>\d{4})"
 )
 _FILE_DATE = re.compile(r"(?<!\d)(\d{4})[-_ .]?(\d{2})[-_ .]?(\d{2})(?!\d)")
-_SENTENCE_END = tuple('.:;!?)]"”’\'')
+_SENTENCE_END = tuple(".:;!?)]\"”’'")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _SNIFF_CLAUSE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.? +[A-Z\"“]", re.M)
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september", "october", "november", "december"], 1)}
+_MONTHS = {
+    m: i
+    for i, m in enumerate(
+        [
+            "january",
+            "february",
+            "march",
+            "april",
+            "may",
+            "june",
+            "july",
+            "august",
+            "september",
+            "october",
+            "november",
+            "december",
+        ],
+        1,
+    )
+}
 
 
 def sniff(text: str, filename: str = "") -> float:
@@ -80,11 +98,15 @@ def parse(text: str, hints: Hints) -> ParseResult:
     lines = text.split("\n")
     first = next((i for i, line in enumerate(lines) if _FIRST_CLAUSE.match(line)), None)
     if first is None:
-        result.diagnostics.append(Diagnostic(path, 0, "no clauses found (no rule 100.1): not an English Comprehensive Rules text?"))
+        result.diagnostics.append(
+            Diagnostic(path, 0, "no clauses found (no rule 100.1): not an English Comprehensive Rules text?")
+        )
         return result
     sample = "\n".join(lines[first : first + 200])
     if len(_JAPANESE.findall(sample)) > 0.05 * len(sample):
-        result.diagnostics.append(Diagnostic(path, first + 1, "no clauses found: the rules are in Japanese, not English (try --format cr-ja)"))
+        result.diagnostics.append(
+            Diagnostic(path, first + 1, "no clauses found: the rules are in Japanese, not English (try --format cr-ja)")
+        )
         return result
     start = _body_start(lines, first)
     gloss = _find_line(lines, first, ("glossary",))
@@ -109,7 +131,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
         truncated = "no Credits heading: it ends inside the glossary"
     if truncated:
         result.diagnostics.append(Diagnostic(path, end, f"{truncated}; kept as a partial text", "warning"))
-    terms, aliases, obsolete = read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
+    terms, aliases, obsolete = (
+        read_glossary(lines[gloss + 1 : gloss_end], gloss + 1, wrapped) if gloss is not None else ([], {}, [])
+    )
 
     effective, eff_line, eff_raw = _effective_date(lines)
     file_date = _file_date(hints.path)
@@ -131,8 +155,19 @@ def parse(text: str, hints: Hints) -> ParseResult:
         "aliases": aliases,
         "obsolete_terms": obsolete,
     }
-    result.versions.append(ParsedVersion(game="mtg", lang="en", label=label, effective=effective, nodes=nodes, terms=terms,
-                                         meta=meta, truncated_at=end if truncated else 0, truncated_why=truncated))  # fmt: skip
+    result.versions.append(
+        ParsedVersion(
+            game="mtg",
+            lang="en",
+            label=label,
+            effective=effective,
+            nodes=nodes,
+            terms=terms,
+            meta=meta,
+            truncated_at=end if truncated else 0,
+            truncated_why=truncated,
+        )
+    )
     return result
 
 
@@ -253,14 +288,25 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
             num = m.group("num") or m.group("snum")
             sub = m.group("sub") if m.group("num") else (m.group("ssub") or m.group("bare") or "")
             text = m.group("text").strip()
-            cur = _Item("clause", (int(m.group("rule")), int(num) if num else None, sub), lineno,
-                        RuleNode(rule="", line=lineno), line[m.end("indent") : m.start("text")].strip(),
-                        len(m.group("indent")), Lines(text))  # fmt: skip
+            cur = _Item(
+                "clause",
+                (int(m.group("rule")), int(num) if num else None, sub),
+                lineno,
+                RuleNode(rule="", line=lineno),
+                line[m.end("indent") : m.start("text")].strip(),
+                len(m.group("indent")),
+                Lines(text),
+            )
             items.append(cur)
             in_example = False
         elif not runs_on and s[0].isdigit() and (h := _SECTION.match(line) or _RULE.match(line)):
             kind = "section" if len(h.group("id")) == 1 else "rule"
-            cur = _Item(kind, (int(h.group("id")), None, ""), lineno, RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno))
+            cur = _Item(
+                kind,
+                (int(h.group("id")), None, ""),
+                lineno,
+                RuleNode(rule=h.group("id"), title=h.group("title"), line=lineno),
+            )
             items.append(cur)
             in_example, text = False, ""
         elif cur is not None and EXAMPLE.match(line):
@@ -280,8 +326,16 @@ def _read_body(body: list[str], offset: int, wrapped: bool) -> list[_Item]:
 def _title_from_text(node: RuleNode) -> None:
     """A clause that is only a name ("702.2. Deathtouch", 1999's "214.6. Artifacts") heads its sub-clauses."""
     text = node.text
-    if ("." in node.rule and not node.rule[-1].isalpha() and text and not node.examples and "\n" not in text
-            and len(text) <= 60 and text[0].isupper() and not text.endswith(_SENTENCE_END)):
+    if (
+        "." in node.rule
+        and not node.rule[-1].isalpha()
+        and text
+        and not node.examples
+        and "\n" not in text
+        and len(text) <= 60
+        and text[0].isupper()
+        and not text.endswith(_SENTENCE_END)
+    ):
         node.title, node.text = text, ""
 
 
@@ -393,7 +447,9 @@ class _Numberer:
     def _heading_id(self, item: _Item) -> str | None:
         rid = item.node.rule
         if not self._fits(rid):
-            why = f"duplicate (first at line {self.seen[rid]})" if rid in self.seen else f"out of order after {self.last}"
+            why = (
+                f"duplicate (first at line {self.seen[rid]})" if rid in self.seen else f"out of order after {self.last}"
+            )
             self._warn(item.line, f"heading {rid} {why}; kept as text of the clause before it")
             return None
         if item.kind == "rule":
@@ -408,8 +464,14 @@ class _Numberer:
         written = _fmt(rule, num, sub) if num is not None else ""
         candidates: list[str] = []
         if num is not None and not wrong_rule and self._fits(written):
-            jump = (not sub and same_rule_prev and nxt is not None and num != same_rule_prev[1] + 1
-                    and nxt.raw[:2] == (rule, same_rule_prev[1] + 1) and nxt.raw[2])
+            jump = (
+                not sub
+                and same_rule_prev
+                and nxt is not None
+                and num != same_rule_prev[1] + 1
+                and nxt.raw[:2] == (rule, same_rule_prev[1] + 1)
+                and nxt.raw[2]
+            )
             if not jump:
                 return self._accept(written, item, rule)
             candidates.append(_fmt(rule, same_rule_prev[1] + 1, ""))
@@ -430,7 +492,10 @@ class _Numberer:
             why = f"repeats line {self.seen[written]} word for word"
         else:
             why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
-        self._warn(item.line, f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it")
+        self._warn(
+            item.line,
+            f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it",
+        )
         return None
 
     def _shifts_next(self, cand: str, nxt: _Item | None) -> bool:

@@ -391,10 +391,12 @@ def parse(text: str, hints: Hints) -> ParseResult:
         missing = sorted(listed - headings, key=_key)
         version.truncated_at = next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 1)
         version.truncated_why = (
-            f"もくじ lists {missing[0]} but the text never reaches it" if missing
-            else "no 用語集 (glossary)" if not reader.saw_glossary or not reader.terms
+            f"もくじ lists {missing[0]} but the text never reaches it"
+            if missing
+            else "no 用語集 (glossary)"
+            if not reader.saw_glossary or not reader.terms
             else "no effective-date line (このルールは…から有効です) after the glossary"
-        )  # fmt: skip
+        )
     version.nodes = reader.nodes
     version.terms = list(reader.terms)
     for node in reader.nodes:

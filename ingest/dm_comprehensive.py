@@ -73,7 +73,11 @@ def _furniture(lines: list[str], start: int) -> set[int]:
         s = lines[i].replace("\f", "").strip()
         if not s:
             continue
-        if _PAGE_ARTIFACT.match(s) or _RUNNING_HEAD.match(s) or (_TITLE.search(s) and _VERSION.search(s) and "。" not in s):
+        if (
+            _PAGE_ARTIFACT.match(s)
+            or _RUNNING_HEAD.match(s)
+            or (_TITLE.search(s) and _VERSION.search(s) and "。" not in s)
+        ):
             out.add(i)
         elif len(s) <= 60 and not s.endswith(_SENTENCE_END) and not _NUMBERED.match(s) and not _EXAMPLE.match(s):
             # Numbered lines are headings and clauses ("400. 総則" and "500. 総則" differ only in digits).
@@ -314,7 +318,9 @@ def _check_ending(version: ParsedVersion, reader: _Reader, contents: list[list[s
         last.truncated = True
     if why:
         version.truncated_at, version.truncated_why = reader.last_line, why
-        diags.append(Diagnostic(path, reader.last_line, f"the text ends early ({why}); kept as a partial text", "warning"))
+        diags.append(
+            Diagnostic(path, reader.last_line, f"the text ends early ({why}); kept as a partial text", "warning")
+        )
 
 
 def parse(text: str, hints: Hints) -> ParseResult:

@@ -199,7 +199,10 @@ def parse(text: str, hints: Hints) -> ParseResult:
         version.truncated_at, version.truncated_why = last_line, f"cut off mid-clause in {last.rule}"
         result.diagnostics.append(
             Diagnostic(
-                hints.path, last_line, f"text ends inside {last.rule} (cut off mid-clause); kept as truncated", "warning"
+                hints.path,
+                last_line,
+                f"text ends inside {last.rule} (cut off mid-clause); kept as truncated",
+                "warning",
             )
         )
     present = {n.rule for n in nodes}
@@ -209,7 +212,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
         meta["missing_from_body"] = missing
         if nodes and not version.truncated_at and ruleid.sort_key(missing[-1]) > ruleid.sort_key(nodes[-1].rule):
             version.truncated_at = last_line
-            version.truncated_why = f"the contents list rules up to {missing[-1]} but the text stops at {nodes[-1].rule}"
+            version.truncated_why = (
+                f"the contents list rules up to {missing[-1]} but the text stops at {nodes[-1].rule}"
+            )
     for node in nodes:
         version.terms.extend(harvest_terms(node.text, node.rule, node.line))
     if nodes:

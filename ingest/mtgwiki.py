@@ -30,7 +30,9 @@ WIKI = "https://mtgwiki.com/wiki/"  # where a page title lives
 
 _QUOTE_HEAD = re.compile(r"^引用\s*[：:]\s*総合ルール\s*(\d{8}\.\d{1,2}|\S+)")
 _BULLET = re.compile(r"^(\s*)[•・*]\s*(.*)$")
-_CARD_HEAD = re.compile(r"^([A-Z][A-Za-z0-9'’,.\- ]*?)\s*/\s*([^()（）/]*[\u3040-\u30ff\u4e00-\u9fff][^()（）/]*?)\s*((?:[(（][^)）]{1,6}[)）])*)$")
+_CARD_HEAD = re.compile(
+    r"^([A-Z][A-Za-z0-9'’,.\- ]*?)\s*/\s*([^()（）/]*[\u3040-\u30ff\u4e00-\u9fff][^()（）/]*?)\s*((?:[(（][^)）]{1,6}[)）])*)$"
+)
 _QUOTED_NODE = re.compile(r"^(?P<rule>[0-9]|[1-9]\d{2}|[1-9]\d{2}\.\d{1,3}[a-z]{0,2})\.?\s+(?P<body>.+)$")
 _EXAMPLE = re.compile(r"^例\s*[：:]\s*")
 _DATE = re.compile(r"(\d{4})年(?:(\d{1,2})月)?(?:(\d{1,2})日)?")
@@ -133,13 +135,17 @@ _LINK_SKIP = re.compile(r"^(?:ファイル|File|カテゴリ|Category|特別|Spe
 
 def _html_blocks(html: str) -> tuple[list[_Block], list[str]]:
     soup = BeautifulSoup(html, "html.parser")
-    for el in [t for t in soup.find_all(True) if t.name in _DROP or _DROP_CLASSES.search(" ".join(t.get("class") or []))]:
+    for el in [
+        t for t in soup.find_all(True) if t.name in _DROP or _DROP_CLASSES.search(" ".join(t.get("class") or []))
+    ]:
         if not el.decomposed:
             el.decompose()
     for el in soup.find_all(id="toc"):
         el.decompose()
     h1 = soup.find(id="firstHeading") or soup.find("h1")
-    title = clean(h1.get_text(" ")) if h1 else (soup.title.get_text(" ", strip=True).split(" - ")[0] if soup.title else "")
+    title = (
+        clean(h1.get_text(" ")) if h1 else (soup.title.get_text(" ", strip=True).split(" - ")[0] if soup.title else "")
+    )
     blocks = [_Block("title", title, getattr(h1, "sourceline", 0) or 0)]
     root = soup.find(class_="mw-parser-output") or soup.find(id="mw-content-text") or soup.body or soup
     _walk(root, blocks)
@@ -165,8 +171,15 @@ def _walk(el: Tag, blocks: list[_Block]) -> None:
         classes = " ".join(child.get("class") or [])
         if re.fullmatch(r"h[2-6]", child.name):
             headline = child.find(class_="mw-headline") or child
-            blocks.append(_Block("heading", clean(headline.get_text(" ")), line, level=int(child.name[1]),
-                                 anchor=headline.get("id") or child.get("id") or ""))  # fmt: skip
+            blocks.append(
+                _Block(
+                    "heading",
+                    clean(headline.get_text(" ")),
+                    line,
+                    level=int(child.name[1]),
+                    anchor=headline.get("id") or child.get("id") or "",
+                )
+            )
         elif "card" in classes:
             lines = tuple(_lines(child))
             if lines:
@@ -248,13 +261,21 @@ class _Builder:
         art.sections = self.sections
         art.text = "\n".join(self.lead + [f"{s.title}\n{s.text}".strip() for s in self.sections])
         if not art.links:  # rendered text keeps no links: the 参考 list names the linked pages
-            art.links = [line.lstrip("・ ") for s in self.sections if s.title == "参考" for line in s.text.split("\n") if line]
+            art.links = [
+                line.lstrip("・ ") for s in self.sections if s.title == "参考" for line in s.text.split("\n") if line
+            ]
         quoted = [n.rule for v in self.versions.values() for n in v.nodes if ruleid.is_clause(n.rule)]
         art.cites = list(dict.fromkeys(quoted + [r.rule for r in find_references(art.text)]))
         art.cites_version = next(iter(self.versions), "")
         # the lead (text before the first heading) and where the page lives, for readers of the article
-        art.extra = {"cards": self.cards, "history": self.history, "terms": self.terms, "lead": "\n".join(self.lead),
-                     "url": self.url or WIKI + quote(art.title.replace(" ", "_")), "wiki": WIKI}  # fmt: skip
+        art.extra = {
+            "cards": self.cards,
+            "history": self.history,
+            "terms": self.terms,
+            "lead": "\n".join(self.lead),
+            "url": self.url or WIKI + quote(art.title.replace(" ", "_")),
+            "wiki": WIKI,
+        }
         for version in self.versions.values():
             version.nodes.sort(key=lambda n: ruleid.sort_key(n.rule))  # quotes are excerpts, in any order
             version.terms = [t for n in version.nodes for t in harvest_terms(n.text, rule=n.rule, line=n.line)]
@@ -312,7 +333,12 @@ class _Builder:
             self._add_text("\n".join(b.lines))
             return
         rest = list(b.lines[1:])
-        card = {"name": m.group(1).strip(), "name_ja": m.group(2).strip(), "cost": m.group(3), "type": rest.pop(0) if rest else ""}
+        card = {
+            "name": m.group(1).strip(),
+            "name_ja": m.group(2).strip(),
+            "cost": m.group(3),
+            "type": rest.pop(0) if rest else "",
+        }
         if rest and re.fullmatch(r"[0-9*＊X+\-]+\s*/\s*[0-9*＊X+\-]+", rest[-1]):
             card["pt"] = rest.pop()
         card.update(text="\n".join(rest), line=b.line)
@@ -326,8 +352,15 @@ class _Builder:
         if label not in self.versions:
             m = re.fullmatch(r"(\d{4})(\d{2})(\d{2})\.\d+", label)
             effective = date(int(m.group(1)), int(m.group(2)), int(m.group(3))) if m else None
-            meta = {"kind": "quote", "source": "mtgwiki quote", "article": self.article.title, "version_source": "quote"}
-            self.versions[label] = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=True, meta=meta)
+            meta = {
+                "kind": "quote",
+                "source": "mtgwiki quote",
+                "article": self.article.title,
+                "version_source": "quote",
+            }
+            self.versions[label] = ParsedVersion(
+                game="mtg", lang="ja", label=label, effective=effective, partial=True, meta=meta
+            )
         return self.versions[label]
 
     def _quoted(self, b: _Block) -> None:

@@ -244,10 +244,17 @@ class _Page:
         cites = [r.rule for r in find_references(cited) if ruleid.is_clause(r.rule)]
         version = _VERSION.search(cited)
         article = Article(
-            title=title, game="dm", lang="ja", text=text, sections=self.sections, links=self.links,
-            cites=list(dict.fromkeys(cites)), cites_version=version.group(1) if version else "",
-            revision=self.revision, extra=self.extra,
-        )  # fmt: skip
+            title=title,
+            game="dm",
+            lang="ja",
+            text=text,
+            sections=self.sections,
+            links=self.links,
+            cites=list(dict.fromkeys(cites)),
+            cites_version=version.group(1) if version else "",
+            revision=self.revision,
+            extra=self.extra,
+        )
         return ParseResult(format=NAME, kind="article", articles=[article])
 
 

@@ -88,10 +88,16 @@ def parse(text: str, hints: Hints) -> ParseResult:
     label, meta["version_source"] = _version(text, hints)
     if meta["version_source"] == "viewer default":
         result.diagnostics.append(
-            Diagnostic(hints.path, 0, f"version not stated in the page; assuming the viewer's {VIEWER_VERSION} (give --version to override)", "warning")
+            Diagnostic(
+                hints.path,
+                0,
+                f"version not stated in the page; assuming the viewer's {VIEWER_VERSION} (give --version to override)",
+                "warning",
+            )
         )
-    version = ParsedVersion(game="mtg", lang="ja", label=label, effective=_label_date(label), partial=True,
-                            nodes=builder.nodes, meta=meta)  # fmt: skip
+    version = ParsedVersion(
+        game="mtg", lang="ja", label=label, effective=_label_date(label), partial=True, nodes=builder.nodes, meta=meta
+    )
     for node in version.nodes:
         node.references = _references(node, links.get(node.rule, []))
         version.terms.extend(_terms(node))

@@ -116,15 +116,20 @@ def _folded(whole: dict, parts: dict, parts_ids: set[str], rule: str, ratio: flo
         return None
     if not ratio or not whole[parent].text or not parts[parent].text:
         return None
-    family = [parts[parent]] + [parts[r] for r in sorted(parts_ids) if ruleid.parent(r) == parent and r in parts and r not in whole]
+    family = [parts[parent]] + [
+        parts[r] for r in sorted(parts_ids) if ruleid.parent(r) == parent and r in parts and r not in whole
+    ]
     held = len(whole[parent].text) + sum(len(e) for e in whole[parent].examples)
     alone = len(parts[parent].text) + sum(len(e) for e in parts[parent].examples)
     together = sum(len(n.text) + sum(len(e) for e in n.examples) for n in family)
     fit_alone, fit_together = held / (alone * ratio), held / (together * ratio)
     if abs(math.log(fit_together)) >= abs(math.log(fit_alone)) or not 0.6 <= fit_together <= 1.6:
         return None
-    return {"length_alone": round(fit_alone, 3), "length_with_subclauses": round(fit_together, 3),
-            "subclauses": [n.rule for n in family[1:]]}  # fmt: skip
+    return {
+        "length_alone": round(fit_alone, 3),
+        "length_with_subclauses": round(fit_together, 3),
+        "subclauses": [n.rule for n in family[1:]],
+    }
 
 
 def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], dict]:
@@ -151,7 +156,11 @@ def _direct(store: Store, a: VersionInfo, b: VersionInfo) -> tuple[list[dict], d
             elif r not in a_nodes or r not in b_nodes:
                 pair["source"] = "contents"
         elif r in b_has:
-            ev = _folded(a_nodes, b_nodes, b_has, r, ratio if a.lang != b.lang else 1.0) if not _subs(a_has, parent) else None
+            ev = (
+                _folded(a_nodes, b_nodes, b_has, r, ratio if a.lang != b.lang else 1.0)
+                if not _subs(a_has, parent)
+                else None
+            )
             pair = {"a_rule": parent if ev else None, "b_rule": r, "status": "merged" if ev else "missing_in_a"}
             if ev:
                 pair["evidence"] = ev
@@ -174,7 +183,9 @@ def _bridge(store: Store, a: VersionInfo, b: VersionInfo) -> VersionInfo | None:
     return edition if edition is not None and edition.id != b.id else None
 
 
-ALIGNMENTS = "CREATE TABLE IF NOT EXISTS alignments(a_vid INTEGER, b_vid INTEGER, data TEXT NOT NULL, PRIMARY KEY(a_vid, b_vid))"
+ALIGNMENTS = (
+    "CREATE TABLE IF NOT EXISTS alignments(a_vid INTEGER, b_vid INTEGER, data TEXT NOT NULL, PRIMARY KEY(a_vid, b_vid))"
+)
 
 
 def precompute(store: Store) -> int:
@@ -186,7 +197,9 @@ def precompute(store: Store) -> int:
         edition = editions.rendered_edition(store, v)
         if edition is not None:
             data = _align(store, v, edition)
-            store.conn.execute("INSERT INTO alignments VALUES(?,?,?)", (v.id, edition.id, json.dumps(data, ensure_ascii=False)))
+            store.conn.execute(
+                "INSERT INTO alignments VALUES(?,?,?)", (v.id, edition.id, json.dumps(data, ensure_ascii=False))
+            )
             done += 1
     return done
 
@@ -219,11 +232,12 @@ def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
         counts[p["status"]] += 1
     in_b = counts["paired"] + counts["missing_in_a"] + counts["merged"]
     summary = {
-        **counts, **info,
+        **counts,
+        **info,
         "coverage": round((counts["paired"] + counts["merged"]) / in_b, 4) if in_b else None,
         "suspect": sum(1 for p in pairs if p.get("suspect")),
         "bridge": bridge.label if bridge else None,
-    }  # fmt: skip
+    }
     return {
         "a": a.label,
         "b": b.label,

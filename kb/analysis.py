@@ -326,8 +326,19 @@ class JanomeTokenizer(Tokenizer):
                 out.append((p, 0 if k == 0 else 1, s, e))
         return out
 
-    def __call__(self, value, positions=False, chars=False, keeporiginal=False, removestops=True,
-                 start_pos=0, start_char=0, tokenize=True, mode="", **kwargs):  # fmt: skip
+    def __call__(
+        self,
+        value,
+        positions=False,
+        chars=False,
+        keeporiginal=False,
+        removestops=True,
+        start_pos=0,
+        start_char=0,
+        tokenize=True,
+        mode="",
+        **kwargs,
+    ):
         t = Token(positions, chars, removestops=removestops, mode=mode, **kwargs)
         if not tokenize:
             t.original = t.text = fold_kana(normalize_mapped(value)[0].replace(_DOTS, ""))

@@ -105,7 +105,9 @@ def check_corpus(entries: list[ManifestEntry]) -> None:
         if not e.path.is_file():
             raise InputError("listed in manifest.toml but missing", path=display)
         if e.sha256 and _sha256(str(e.path)) != e.sha256.lower():
-            raise InputError("sha256 differs from the one manifest.toml records (file changed or damaged)", path=display)
+            raise InputError(
+                "sha256 differs from the one manifest.toml records (file changed or damaged)", path=display
+            )
 
 
 def fingerprint(corpus_dir: Path, entries: list[ManifestEntry]) -> str:
@@ -148,7 +150,9 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     data = read_input(path, display)
     sha = hashlib.sha256(data).hexdigest()
     # The same bytes read with other overrides (another --version, say) are another document.
-    options = json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
+    options = json.dumps(
+        {k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True
+    )
     if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
     result = ingest.parse_data(data, hints)
@@ -158,10 +162,16 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
     notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options, replace=replace)
-    report = Ingested(path=display, format=result.format, warnings=[str(w).replace(': warning:', ':', 1) for w in result.warnings] + notes)
+    report = Ingested(
+        path=display,
+        format=result.format,
+        warnings=[str(w).replace(": warning:", ":", 1) for w in result.warnings] + notes,
+    )
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""
-        part = f", partial (ends early at line {v.truncated_at})" if v.truncated_at else ", partial" if v.partial else ""
+        part = (
+            f", partial (ends early at line {v.truncated_at})" if v.truncated_at else ", partial" if v.partial else ""
+        )
         report.versions.append(f"{v.game}/{v.lang}/{v.label}{eff}{part}")
         report.clauses += sum(1 for n in v.nodes if "." in n.rule)
     report.articles = [a.title for a in result.articles]
@@ -216,14 +226,24 @@ def build_kb(
     log = log or (lambda msg: None)
     t0 = time.perf_counter()
     if not force and (live := _live_fingerprint(home)) and live[0] == fp:
-        return {"reused": True, "documents": len(entries), "generation": home.current().name, "built_at": live[1],
-                "seconds": round(time.perf_counter() - t0, 2)}  # fmt: skip
+        return {
+            "reused": True,
+            "documents": len(entries),
+            "generation": home.current().name,
+            "built_at": live[1],
+            "seconds": round(time.perf_counter() - t0, 2),
+        }
     with home.new_generation() as gen:
         store = Store.create(str(gen / STORE_FILE))
         try:
             for i, entry in enumerate(entries, 1):
-                hints = Hints(format=entry.format, game=entry.game, lang=entry.lang, version=entry.version,
-                              provenance=entry.provenance)  # fmt: skip
+                hints = Hints(
+                    format=entry.format,
+                    game=entry.game,
+                    lang=entry.lang,
+                    version=entry.version,
+                    provenance=entry.provenance,
+                )
                 report = ingest_into(store, str(entry.path), hints, display=_display(entry.path))
                 log(report.describe())
                 for w in report.warnings:

@@ -20,7 +20,12 @@ def emit_json(data) -> None:
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--home", type=click.Path(readable=False), envvar="RULEKB_HOME", help="Data home (default: $RULEKB_HOME or the per-user data dir).")
+@click.option(
+    "--home",
+    type=click.Path(readable=False),
+    envvar="RULEKB_HOME",
+    help="Data home (default: $RULEKB_HOME or the per-user data dir).",
+)
 @click.version_option(package_name="rulekb")
 @click.pass_context
 def cli(ctx: click.Context, home: str | None) -> None:
@@ -33,7 +38,11 @@ def _store(ctx: click.Context):
 
 
 @cli.command()
-@click.option("--corpus", type=click.Path(readable=False), help="Corpus directory with manifest.toml (default: the bundled corpus).")
+@click.option(
+    "--corpus",
+    type=click.Path(readable=False),
+    help="Corpus directory with manifest.toml (default: the bundled corpus).",
+)
 @click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.pass_context
@@ -43,12 +52,18 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
     from kb.build import ConsoleProgress, build_kb
 
     progress = ConsoleProgress()
-    stats = build_kb(ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log, force=force)
+    stats = build_kb(
+        ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log, force=force
+    )
     if stats.get("reused"):
-        click.echo(f"KB up to date: built {stats['built_at']} from the same {stats['documents']} documents and code "
-                   f"({ctx.obj.path / stats['generation']}); --force rebuilds")  # fmt: skip
+        click.echo(
+            f"KB up to date: built {stats['built_at']} from the same {stats['documents']} documents and code "
+            f"({ctx.obj.path / stats['generation']}); --force rebuilds"
+        )
         return
-    click.echo(f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}")
+    click.echo(
+        f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}"
+    )
 
 
 @cli.command()
@@ -57,11 +72,20 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
 @click.option("--game", type=GAME, help="Override the game.")
 @click.option("--lang", type=LANG, help="Override the language.")
 @click.option("--version", "label", help="Override the version label.")
-@click.option("--replace", is_flag=True, help="Let a truncated or shorter text replace a whole stored one (refused otherwise).")
+@click.option(
+    "--replace", is_flag=True, help="Let a truncated or shorter text replace a whole stored one (refused otherwise)."
+)
 @click.pass_context
 @handles_errors
-def ingest(ctx: click.Context, files: tuple[str, ...], fmt: str | None, game: str | None, lang: str | None, label: str | None,
-           replace: bool) -> None:
+def ingest(
+    ctx: click.Context,
+    files: tuple[str, ...],
+    fmt: str | None,
+    game: str | None,
+    lang: str | None,
+    label: str | None,
+    replace: bool,
+) -> None:
     """Add rule texts or wiki pages to the KB (all or nothing), saying what was detected."""
     from ingest import FORMATS
     from ingest.common import Hints
@@ -107,8 +131,10 @@ def versions(ctx: click.Context, game: str | None, lang: str | None, as_json: bo
         flags = " partial" if r["partial"] else ""
         eff = r["effective"] or (f"~{r['estimated']['best']}" if r.get("estimated") else "undated")
         renders = f" renders en {r['renders']}" if r.get("renders") else ""
-        click.echo(f"{r['game']}/{r['lang']}/{r['version']:<12} {eff:<12} {r['clauses']:>5} clauses {r['headings']:>4} headings "
-                   f"{r['terms']:>4} terms  {r.get('provenance') or '':<20}{flags}{renders}")  # fmt: skip
+        click.echo(
+            f"{r['game']}/{r['lang']}/{r['version']:<12} {eff:<12} {r['clauses']:>5} clauses {r['headings']:>4} headings "
+            f"{r['terms']:>4} terms  {r.get('provenance') or '':<20}{flags}{renders}"
+        )
 
 
 def _resolve_version(store, label: str | None, game: str | None, lang: str | None, rule: str | None = None):
@@ -127,7 +153,9 @@ def _resolve_version(store, label: str | None, game: str | None, lang: str | Non
         for cand in reversed(store.versions(game, lg)):
             if store.node(cand, rule) is not None:
                 return cand
-    raise NotFound(f"no {game} version{'' if not lang else ' in ' + lang} holds {rule}" if rule else f"no {game} versions")
+    raise NotFound(
+        f"no {game} version{'' if not lang else ' in ' + lang} holds {rule}" if rule else f"no {game} versions"
+    )
 
 
 def _rule_arg(raw: str) -> str:
@@ -178,7 +206,9 @@ def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, labe
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handles_errors
-def search(ctx: click.Context, query: str, game: str | None, lang: str | None, label: str | None, limit: int, as_json: bool) -> None:
+def search(
+    ctx: click.Context, query: str, game: str | None, lang: str | None, label: str | None, limit: int, as_json: bool
+) -> None:
     """Search clauses, terms and articles (Japanese or English; a rule number jumps to it)."""
     from kb.search import Searcher
 
@@ -226,7 +256,9 @@ def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | N
     store = _store(ctx)
     a, b = _pair(store, old, new, game, lang)
     if (a.game, a.lang) != (b.game, b.lang):
-        raise RulekbError(f"{a.label} is {a.game}/{a.lang} but {b.label} is {b.game}/{b.lang}: diff compares one game and language (see `rulekb align`)")
+        raise RulekbError(
+            f"{a.label} is {a.game}/{a.lang} but {b.label} is {b.game}/{b.lang}: diff compares one game and language (see `rulekb align`)"
+        )
     data = diff_versions(store, a.game, a.lang, a.label, b.label)
     if as_json:
         emit_json(data)
@@ -242,7 +274,9 @@ def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | N
 @cli.command()
 @click.argument("rule")
 @click.option("--game", type=GAME, default="mtg", show_default=True)
-@click.option("--lang", type=LANG, help="Default: English when the KB has English editions holding the rule, else Japanese.")
+@click.option(
+    "--lang", type=LANG, help="Default: English when the KB has English editions holding the rule, else Japanese."
+)
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handles_errors
@@ -311,7 +345,16 @@ def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, 
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_context
 @handles_errors
-def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | None, junit: tuple[str, ...], save: bool, no_git: bool, as_json: bool) -> None:
+def link(
+    ctx: click.Context,
+    paths: tuple[str, ...],
+    game: str,
+    against: str | None,
+    junit: tuple[str, ...],
+    save: bool,
+    no_git: bool,
+    as_json: bool,
+) -> None:
     """Find rule citations in an engine's tests and check them against the rules."""
     from kb.links import link as run_link
 
@@ -321,7 +364,9 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
         from kb.build import writable_copy
 
         with writable_copy(ctx.obj) as store:
-            data = run_link(store, list(paths), game=game, against=against, junit=list(junit), save=True, git=not no_git)
+            data = run_link(
+                store, list(paths), game=game, against=against, junit=list(junit), save=True, git=not no_git
+            )
     else:
         data = run_link(_store(ctx), list(paths), game=game, against=against, junit=list(junit), git=not no_git)
     for why in data.get("skipped", []):
@@ -334,11 +379,16 @@ def link(ctx: click.Context, paths: tuple[str, ...], game: str, against: str | N
             hint = f" -> {', '.join(c['suggest'][:3])}" if c.get("suggest") else ""
             click.echo(f"{c['file']}:{c['line']}: {c['status']} {c['rule']}{hint} {c.get('note') or ''}".rstrip())
     for e in data.get("embedded", []):
-        click.echo(f"{e['file']}: embedded copy of the rules (edition {e['edition'] or 'unknown'}, {e['lines']} lines), not scanned")
+        click.echo(
+            f"{e['file']}: embedded copy of the rules (edition {e['edition'] or 'unknown'}, {e['lines']} lines), not scanned"
+        )
     counts: dict[str, int] = {}
     for c in data["citations"]:
         counts[c["status"]] = counts.get(c["status"], 0) + 1
-    click.echo(f"{len(data['citations'])} citations against {data['against']}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
+    click.echo(
+        f"{len(data['citations'])} citations against {data['against']}: "
+        + ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
+    )
 
 
 @cli.command()

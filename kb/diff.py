@@ -104,12 +104,24 @@ def diff_versions(
     # The lineage already pairs what survived between the two: the matcher looks only at the rest.
     decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
     forced = forced + [(o, n) for o, n in known if o not in decided_old and n not in decided_new]
-    changes = diff_items(load_items(store, old_v), load_items(store, new_v), forced, old_partial=old_v.partial,
-                         new_partial=new_v.partial, inline=inline, vocab=editorial.vocabulary(store), known=known)  # fmt: skip
+    changes = diff_items(
+        load_items(store, old_v),
+        load_items(store, new_v),
+        forced,
+        old_partial=old_v.partial,
+        new_partial=new_v.partial,
+        inline=inline,
+        vocab=editorial.vocabulary(store),
+        known=known,
+    )
     return {
-        "game": game, "lang": lang, "old": old_v.label, "new": new_v.label,
-        "changes": changes, "summary": diffparts.summarize(changes),
-    }  # fmt: skip
+        "game": game,
+        "lang": lang,
+        "old": old_v.label,
+        "new": new_v.label,
+        "changes": changes,
+        "summary": diffparts.summarize(changes),
+    }
 
 
 def prepare(store: Store, version: VersionInfo) -> int:

@@ -198,8 +198,14 @@ def _editorial(old: Item, new: Item, vocab, known: dict[tuple[str, str], bool] |
     return verdict if verdict is not None else editorial.classify_items(old, new, vocab) is not None
 
 
-def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=None,
-             known: dict[tuple[str, str], bool] | None = None) -> dict | None:  # fmt: skip
+def describe(
+    old: Item | None,
+    new: Item | None,
+    *,
+    inline: bool = True,
+    vocab=None,
+    known: dict[tuple[str, str], bool] | None = None,
+) -> dict | None:
     """One change for a matched pair or an unpaired item; None when nothing changed.
 
     ``editorial``: the wording changed but the clause says the same thing (kb.editorial; ``vocab``,
@@ -214,13 +220,14 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=N
         ref_only = changed and not typography and old.masked == new.masked
         change = {
             "kind": "edited" if old.rule == new.rule else "moved",
-            "old_rule": old.rule, "new_rule": new.rule,
+            "old_rule": old.rule,
+            "new_rule": new.rule,
             "similarity": round(similarity(old, new), 3),
             "reference_only": ref_only,
             "text_changed": changed and not ref_only and not typography,
             "typography_only": typography,
             "editorial": changed and (typography or ref_only or _editorial(old, new, vocab, known)),
-        }  # fmt: skip
+        }
         if inline:
             change["inline"] = (
                 inline_diff(old.display(), new.display(), old.japanese or new.japanese) if changed else []
@@ -230,9 +237,14 @@ def describe(old: Item | None, new: Item | None, *, inline: bool = True, vocab=N
     assert item is not None
     change = {
         "kind": "removed" if old else "added",
-        "old_rule": old.rule if old else None, "new_rule": new.rule if new else None,
-        "similarity": 0.0, "reference_only": False, "text_changed": True, "typography_only": False, "editorial": False,
-    }  # fmt: skip
+        "old_rule": old.rule if old else None,
+        "new_rule": new.rule if new else None,
+        "similarity": 0.0,
+        "reference_only": False,
+        "text_changed": True,
+        "typography_only": False,
+        "editorial": False,
+    }
     if inline:
         change["inline"] = [["-" if old else "+", item.display()]]
     return change

@@ -70,14 +70,49 @@ _RENAMES = [(re.compile(rf"\b{old}\b"), new) for old, new in RENAMES]
 _SINGULAR_THEY = re.compile(r"\b(they (?:also |still |then |only |already |\w+ly )?)(\w+s|doesnt|isnt|wasnt|hasnt)\b")
 _WORDS = re.compile(r"[a-z0-9§]+")
 _PRONOUNS = {"they", "their", "them", "themselves", "theirs", "he", "she", "his", "her", "him", "himself", "herself"}
-_REFERRERS = {"that", "the", "this", "each", "player", "players", "opponent", "opponents", "controller", "owner",
-              "controllers", "owners", "its", "or", "and"}  # fmt: skip
+_REFERRERS = {
+    "that",
+    "the",
+    "this",
+    "each",
+    "player",
+    "players",
+    "opponent",
+    "opponents",
+    "controller",
+    "owner",
+    "controllers",
+    "owners",
+    "its",
+    "or",
+    "and",
+}
 _FILLERS = {"a", "an", "the", "the phrase", "the term", "the word"}
-_AGREEMENT = {"has": "have", "is": "are", "was": "were", "does": "do", "doesnt": "dont", "isnt": "arent",
-              "wasnt": "werent", "hasnt": "havent"}  # fmt: skip
-_NEGATIONS = {"can": "cant", "does": "doesnt", "do": "dont", "is": "isnt", "are": "arent", "was": "wasnt",
-              "were": "werent", "has": "hasnt", "have": "havent", "could": "couldnt", "would": "wouldnt",
-              "should": "shouldnt", "will": "wont"}  # fmt: skip
+_AGREEMENT = {
+    "has": "have",
+    "is": "are",
+    "was": "were",
+    "does": "do",
+    "doesnt": "dont",
+    "isnt": "arent",
+    "wasnt": "werent",
+    "hasnt": "havent",
+}
+_NEGATIONS = {
+    "can": "cant",
+    "does": "doesnt",
+    "do": "dont",
+    "is": "isnt",
+    "are": "arent",
+    "was": "wasnt",
+    "were": "werent",
+    "has": "hasnt",
+    "have": "havent",
+    "could": "couldnt",
+    "would": "wouldnt",
+    "should": "shouldnt",
+    "will": "wont",
+}
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
@@ -190,8 +225,14 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
         return []
     a_stages, b_stages = _stages(old), _stages(new)
     if _JAPANESE.search(old + new):  # no word-level rules for Japanese: typography, references and notes only
-        same = next((why for (why, x), (_, y) in zip(a_stages, b_stages, strict=True)
-                     if re.sub(r"\s+", "", x) == re.sub(r"\s+", "", y)), None)  # fmt: skip
+        same = next(
+            (
+                why
+                for (why, x), (_, y) in zip(a_stages, b_stages, strict=True)
+                if re.sub(r"\s+", "", x) == re.sub(r"\s+", "", y)
+            ),
+            None,
+        )
         return [same] if same else None
     reasons: list[str] = []
     aw, bw = _WORDS.findall(old.lower()), _WORDS.findall(new.lower())
@@ -231,8 +272,9 @@ def _opcodes(a: list[str], b: list[str]) -> list[tuple[str, int, int, int, int]]
 
 def classify_items(old, new, vocab: Counter | None = None) -> list[str] | None:
     """``classify`` for two diff items: title and text compared, examples only counted as an editorial change."""
-    reasons = classify("\n".join(p for p in (old.title, old.text) if p), "\n".join(p for p in (new.title, new.text) if p),
-                       vocab)  # fmt: skip
+    reasons = classify(
+        "\n".join(p for p in (old.title, old.text) if p), "\n".join(p for p in (new.title, new.text) if p), vocab
+    )
     if reasons is not None and list(old.examples) != list(new.examples):
         reasons = list(dict.fromkeys([*reasons, "example"]))
     return reasons

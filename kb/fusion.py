@@ -59,8 +59,15 @@ def shown_score(tier: float, raw: float) -> float:
     return tier + 0.04 * raw / (1.0 + raw)
 
 
-def fuse(scored: dict[int, tuple[float, float]], dense: list[tuple[int, float]], *, guard: float = GUARD,
-         k: int = RRF_K, weight: float = DENSE_WEIGHT, pool: int = POOL) -> Fused:  # fmt: skip
+def fuse(
+    scored: dict[int, tuple[float, float]],
+    dense: list[tuple[int, float]],
+    *,
+    guard: float = GUARD,
+    k: int = RRF_K,
+    weight: float = DENSE_WEIGHT,
+    pool: int = POOL,
+) -> Fused:
     """Guarded fusion of word hits ``scored`` (doc -> (tier, score)) with ``dense`` ((doc, cosine), best first)."""
     lex = lexical_order(scored)
     guarded = [d for d in lex if scored[d][0] >= guard]

@@ -54,28 +54,44 @@ def _merge(store: Store, game: str | None) -> list[dict]:
             groups.setdefault((t["game"], t["lang"], key), []).append(t)
     out = []
     for (g, lg, _), rows in groups.items():
-        rows.sort(key=lambda t: (rank.get(t["version_id"], -1), _SOURCES.index(t["source"]) if t["source"] in _SOURCES else 9))
+        rows.sort(
+            key=lambda t: (rank.get(t["version_id"], -1), _SOURCES.index(t["source"]) if t["source"] in _SOURCES else 9)
+        )
         out.append(_entry(store, g, lg, rows, versions, held))
     return out
 
 
-def _entry(store: Store, game: str, lang: str, rows: list[dict], versions: dict[int, VersionInfo],
-           held: dict[int, set[str]]) -> dict:  # fmt: skip
+def _entry(
+    store: Store, game: str, lang: str, rows: list[dict], versions: dict[int, VersionInfo], held: dict[int, set[str]]
+) -> dict:
     defined = [t for t in rows if t["definition"]]
     newest = defined[-1] if defined else rows[-1]
     version = versions.get(newest["version_id"])
     spellings = Counter(t["english"] for t in rows if t["english"])
     english = newest["english"] or (spellings.most_common(1)[0][0] if spellings else "")
     entry = {
-        "game": game, "lang": lang, "term": newest["term"], "english": english, "reading": next((t["reading"] for t in reversed(rows) if t["reading"]), ""),
-        "definition": newest["definition"] or "", "version": version.label if version else None,
-        "history": _history(defined[:-1], newest, versions), "counterpart": "", "fallback": False,
+        "game": game,
+        "lang": lang,
+        "term": newest["term"],
+        "english": english,
+        "reading": next((t["reading"] for t in reversed(rows) if t["reading"]), ""),
+        "definition": newest["definition"] or "",
+        "version": version.label if version else None,
+        "history": _history(defined[:-1], newest, versions),
+        "counterpart": "",
+        "fallback": False,
         "sources": sorted({t["source"] for t in rows}, key=lambda s: _SOURCES.index(s) if s in _SOURCES else 9),
-        "used_in": [], "cites": [],
-    }  # fmt: skip
+        "used_in": [],
+        "cites": [],
+    }
     for t in reversed(rows):  # where the newest texts use the term
         v = versions.get(t["version_id"])
-        if t["rule"] and v and len(entry["used_in"]) < MAX_USES and all(u["rule"] != t["rule"] for u in entry["used_in"]):
+        if (
+            t["rule"]
+            and v
+            and len(entry["used_in"]) < MAX_USES
+            and all(u["rule"] != t["rule"] for u in entry["used_in"])
+        ):
             entry["used_in"].append({"version": v.label, "lang": v.lang, "rule": t["rule"]})
     if version is not None:
         if version.id not in held:
@@ -101,7 +117,9 @@ def _cites(store: Store, version: VersionInfo, definition: str, held: set[str]) 
     out = []
     for rule in dict.fromkeys(_CITED.findall(definition)):
         found = editions.resolve_reference(store, version, rule, held)
-        out.append({"rule": rule, "version": found[0].label if found else None, "lang": found[0].lang if found else None})
+        out.append(
+            {"rule": rule, "version": found[0].label if found else None, "lang": found[0].lang if found else None}
+        )
     return out
 
 

@@ -25,6 +25,7 @@ CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
 CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
 """
 
+
 def _chains(store: Store) -> list[list[VersionInfo]]:
     """Versions of each game/language, oldest first (the order lineage links follow).
 
@@ -39,13 +40,30 @@ def _chains(store: Store) -> list[list[VersionInfo]]:
 
 def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
     forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
-    changes = diff_items(load_items(store, old), load_items(store, new), forced, old_partial=old.partial,
-                         new_partial=new.partial, inline=False, vocab=editorial.vocabulary(store))
+    changes = diff_items(
+        load_items(store, old),
+        load_items(store, new),
+        forced,
+        old_partial=old.partial,
+        new_partial=new.partial,
+        inline=False,
+        vocab=editorial.vocabulary(store),
+    )
     return [
-        (old.game, old.lang, old.id, new.id, c["old_rule"], c["new_rule"], c["kind"], c["similarity"],
-         int(c["reference_only"]), int(c["editorial"]))
+        (
+            old.game,
+            old.lang,
+            old.id,
+            new.id,
+            c["old_rule"],
+            c["new_rule"],
+            c["kind"],
+            c["similarity"],
+            int(c["reference_only"]),
+            int(c["editorial"]),
+        )
         for c in changes
-    ]  # fmt: skip
+    ]
 
 
 def build_lineage(store: Store, progress: Progress | None = None) -> dict:
@@ -64,7 +82,9 @@ def build_lineage(store: Store, progress: Progress | None = None) -> dict:
         batch = _pair_rows(a, b, forced_entries, store)
         store.conn.executemany(
             "INSERT INTO lineage(game, lang, old_vid, new_vid, old_rule, new_rule, kind, similarity, reference_only,"
-            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)", batch)  # fmt: skip
+            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)",
+            batch,
+        )
         rows += len(batch)
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
@@ -203,25 +223,43 @@ def _item(store: Store, step: Step) -> diffparts.Item:
 def history(store: Store, game: str, lang: str, rule: str, *, version: str | None = None, inline: bool = True) -> dict:
     """DESIGN.md history JSON: created / edited / moved / removed events of one clause, oldest first."""
     steps, ends = thread(store, game, lang, rule, version)
-    events = [{"version": ends["created"].label, "kind": "created", "rule": steps[0].rule, "old_rule": None,
-               "editorial": False}]  # fmt: skip
+    events = [
+        {
+            "version": ends["created"].label,
+            "kind": "created",
+            "rule": steps[0].rule,
+            "old_rule": None,
+            "editorial": False,
+        }
+    ]
     for a, b in zip(steps, steps[1:], strict=False):
         if a.rule == b.rule and a.hash == b.hash:
             continue
         old, new = _item(store, a), _item(store, b)
         change = diffparts.describe(old, new, inline=inline, vocab=editorial.vocabulary(store))
         assert change is not None
-        events.append({"version": b.version.label, "kind": change.pop("kind"), "rule": b.rule, "old_rule": a.rule,
-                       **{k: v for k, v in change.items() if k not in ("old_rule", "new_rule")}})  # fmt: skip
+        events.append(
+            {
+                "version": b.version.label,
+                "kind": change.pop("kind"),
+                "rule": b.rule,
+                "old_rule": a.rule,
+                **{k: v for k, v in change.items() if k not in ("old_rule", "new_rule")},
+            }
+        )
     if ends["removed"] is not None:
         last = steps[-1].rule
-        events.append({"version": ends["removed"].label, "kind": "removed", "rule": last, "old_rule": last,
-                       "editorial": False})  # fmt: skip
+        events.append(
+            {"version": ends["removed"].label, "kind": "removed", "rule": last, "old_rule": last, "editorial": False}
+        )
     return {
-        "game": game, "lang": lang, "rule": rule, "events": events,
+        "game": game,
+        "lang": lang,
+        "rule": rule,
+        "events": events,
         "lineage": [{"version": s.version.label, "rule": s.rule} for s in steps],
         "current": None if ends["removed"] else steps[-1].rule,
-    }  # fmt: skip
+    }
 
 
 def lineage_ids(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> list[tuple[str, str]]:
@@ -335,8 +373,10 @@ def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tu
         return {}
     steps = ids[ids.index(old.id) : ids.index(new.id) + 1]
     cur = {r: (r, True) for r in store.rules(old)}  # original id -> (id now, editorial so far)
-    q = ("SELECT old_rule, new_rule, kind, similarity, reference_only, editorial FROM lineage"
-         " WHERE old_vid=? AND new_vid=? AND old_rule IS NOT NULL")  # fmt: skip
+    q = (
+        "SELECT old_rule, new_rule, kind, similarity, reference_only, editorial FROM lineage"
+        " WHERE old_vid=? AND new_vid=? AND old_rule IS NOT NULL"
+    )
     for a, b in zip(steps, steps[1:], strict=False):
         rows = {o: (n, kind, sim, ref, ed) for o, n, kind, sim, ref, ed in store.conn.execute(q, (a, b))}
         for r, (now, ok) in list(cur.items()):
@@ -360,11 +400,23 @@ def update_counts(store: Store) -> dict[int, dict]:
     _require(store)
     out: dict[int, dict] = {}
     wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
-    q = (f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
-         " GROUP BY old_vid, new_vid, kind")  # fmt: skip
+    q = (
+        f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
+        " GROUP BY old_vid, new_vid, kind"
+    )
     for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
-        entry = out.setdefault(new_vid, {"previous": old_vid, "added": 0, "removed": 0, "edited": 0, "moved": 0,
-                                         "reference_only": 0, "editorial": 0})  # fmt: skip
+        entry = out.setdefault(
+            new_vid,
+            {
+                "previous": old_vid,
+                "added": 0,
+                "removed": 0,
+                "edited": 0,
+                "moved": 0,
+                "reference_only": 0,
+                "editorial": 0,
+            },
+        )
         entry[kind] = n
         entry["reference_only"] += ref_only or 0
         entry["editorial"] += wording or 0
@@ -379,8 +431,10 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
         f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",
         (new_vid,),
     )
-    changes = [{"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref),
-                "editorial": bool(ed)} for k, o, n, sim, ref, ed in rows]  # fmt: skip
+    changes = [
+        {"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref), "editorial": bool(ed)}
+        for k, o, n, sim, ref, ed in rows
+    ]
     return diffparts.sort_changes(changes)
 
 

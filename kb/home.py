@@ -78,8 +78,10 @@ class Home:
             self.path.mkdir(parents=True, exist_ok=True)
             fh = open(self.path / ".lock", "w")  # noqa: SIM115 (closed below, after the cleanup)
         except OSError as exc:
-            raise StoreError(f"cannot write to the data home {self.path}: {exc.strerror or exc}"
-                             " (choose another with --home or RULEKB_HOME)") from None  # fmt: skip
+            raise StoreError(
+                f"cannot write to the data home {self.path}: {exc.strerror or exc}"
+                " (choose another with --home or RULEKB_HOME)"
+            ) from None
         try:
             try:
                 fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)

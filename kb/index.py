@@ -53,7 +53,7 @@ def make_schema(vocab: frozenset[str] | None = None) -> Schema:
         ew=TEXT(analyzer=StandardAnalyzer(stoplist=None)),  # unstemmed words: "blocked creature" as a phrase
         et=TEXT(analyzer=en, phrase=False),
         ex=TEXT(analyzer=en, phrase=False),
-    )  # fmt: skip
+    )
 
 
 def default_scope(store) -> dict[tuple[str, str, str], tuple[int, str]]:
@@ -193,8 +193,9 @@ def _renames(store) -> list[list]:
     return [list(r) for r in mine_renames(rows, lambda t: [tok.text for tok in stem(t)])[:200]]
 
 
-def build_index(store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1,
-                vector_sources: list[Path] = ()) -> dict:  # fmt: skip
+def build_index(
+    store, index_dir: str | Path, progress: Progress | None = None, *, procs: int = 1, vector_sources: list[Path] = ()
+) -> dict:
     """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``.
 
     With the semantic extra installed, the default scope is embedded too (kb.semantic): vectors are
@@ -240,10 +241,17 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
         doc = _fields(lang, node.title, node.text + ("\n" + "\n".join(node.notes) if node.notes else ""), node.examples)
         add(
             passages.rule(in_scope[0], node) if dver else "",
-            key=f"r:{game}:{lang}:{node.rule}:{node.hash}", kind="rule", game=game, lang=lang, rule=node.rule,
-            hash=node.hash, dver=dver, nvers=len(vids),
-            vers=" ".join([str(v) for v in vids] + (["default"] if dver else [])), **doc,
-        )  # fmt: skip
+            key=f"r:{game}:{lang}:{node.rule}:{node.hash}",
+            kind="rule",
+            game=game,
+            lang=lang,
+            rule=node.rule,
+            hash=node.hash,
+            dver=dver,
+            nvers=len(vids),
+            vers=" ".join([str(v) for v in vids] + (["default"] if dver else [])),
+            **doc,
+        )
         done += 1
         if progress and done % 2000 == 0:
             progress(done, total, "index")
@@ -254,18 +262,33 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
             doc["et"] = t["english"]
         add(
             semantic.term_passage(t["term"], t["english"] or "", t["definition"] or "") if t["dver"] else "",
-            key=f"t:{t['id']}", kind="term", game=t["game"], lang=t["lang"], rule=_rule_of_term(t), ref=t["id"],
-            dver=t["dver"], nvers=len(t["vids"]),
-            vers=" ".join([str(v) for v in t["vids"]] + (["default"] if t["dver"] else [])), **doc,
-        )  # fmt: skip
+            key=f"t:{t['id']}",
+            kind="term",
+            game=t["game"],
+            lang=t["lang"],
+            rule=_rule_of_term(t),
+            ref=t["id"],
+            dver=t["dver"],
+            nvers=len(t["vids"]),
+            vers=" ".join([str(v) for v in t["vids"]] + (["default"] if t["dver"] else [])),
+            **doc,
+        )
         done += 1
     for a in articles:
         doc = _fields(a["lang"], a["title"], a["text"], [])
         add(
             semantic.article_passage(a["title"], a["text"]),
-            key=f"a:{a['id']}", kind="article", game=a["game"], lang=a["lang"], rule=(a["cites"] or [""])[0],
-            ref=a["id"], dver="", nvers=0, vers="article default", **doc,
-        )  # fmt: skip
+            key=f"a:{a['id']}",
+            kind="article",
+            game=a["game"],
+            lang=a["lang"],
+            rule=(a["cites"] or [""])[0],
+            ref=a["id"],
+            dver="",
+            nvers=0,
+            vers="article default",
+            **doc,
+        )
         done += 1
     if progress:
         progress(done, total, "index: writing segments")
@@ -277,9 +300,16 @@ def build_index(store, index_dir: str | Path, progress: Progress | None = None, 
     t1 = time.perf_counter()
     dense = passages.embed(index_dir, list(vector_sources), progress)
     size = sum(p.stat().st_size for p in index_dir.rglob("*") if p.is_file())
-    return {"docs": total, "rules": len(contents), "terms": len(terms), "articles": len(articles),
-            "seconds": round(time.perf_counter() - t0, 2), "size": size, "dense": dense,
-            "dense_seconds": round(time.perf_counter() - t1, 2)}  # fmt: skip
+    return {
+        "docs": total,
+        "rules": len(contents),
+        "terms": len(terms),
+        "articles": len(articles),
+        "seconds": round(time.perf_counter() - t0, 2),
+        "size": size,
+        "dense": dense,
+        "dense_seconds": round(time.perf_counter() - t1, 2),
+    }
 
 
 class Passages:
@@ -295,9 +325,12 @@ class Passages:
     def rule(self, vid: int, node) -> str:
         """A clause's passage, under the title of the nearest heading above it in its version."""
         if vid not in self._headings:
-            self._headings[vid] = dict(self.store.conn.execute(
-                "SELECT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash WHERE n.version_id=? AND c.title!=''",
-                (vid,)))  # fmt: skip
+            self._headings[vid] = dict(
+                self.store.conn.execute(
+                    "SELECT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash WHERE n.version_id=? AND c.title!=''",
+                    (vid,),
+                )
+            )
         heads = self._headings[vid]
         rule, heading = node.rule, ""
         while not heading and (rule := ruleid.parent(rule) or ""):
@@ -323,8 +356,9 @@ class Passages:
         vectors, stats = semantic.embed_all(self.texts, embedder, sources, progress)
 
         def rows(keys: list) -> object:
-            return np.array([-1 if not k else (r if (r := vectors.row_of(k)) is not None else -1) for k in keys],
-                            dtype=np.int32)  # fmt: skip
+            return np.array(
+                [-1 if not k else (r if (r := vectors.row_of(k)) is not None else -1) for k in keys], dtype=np.int32
+            )
 
         # One file: the rows of both indexes' documents (the full index's -1 outside the default scope).
         # The passages too: the file says what each vector embeds (bench/vectors.py verifies them).

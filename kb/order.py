@@ -80,9 +80,12 @@ def estimate(store: Store, v: VersionInfo) -> dict | None:
     while hi + 1 < len(scored) and scored[hi + 1][0] >= best_score - TIE:
         hi += 1
     return {
-        "from": scored[lo][1].sort_date, "to": scored[hi][1].sort_date, "best": best.label,
-        "score": round(best_score, 4), "method": METHOD,
-    }  # fmt: skip
+        "from": scored[lo][1].sort_date,
+        "to": scored[hi][1].sort_date,
+        "best": best.label,
+        "score": round(best_score, 4),
+        "method": METHOD,
+    }
 
 
 def place_undated(store: Store) -> None:

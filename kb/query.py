@@ -115,8 +115,14 @@ class _Views:
 class QueryBuilder:
     """Build the tiers of queries for user text from the index's vocabulary and JA<->EN tables."""
 
-    def __init__(self, vocab, thesaurus: Thesaurus, renames: list[tuple[list[str], list[str]]],
-                 layers: frozenset[str], current_reader: Callable[[], object | None]):  # fmt: skip
+    def __init__(
+        self,
+        vocab,
+        thesaurus: Thesaurus,
+        renames: list[tuple[list[str], list[str]]],
+        layers: frozenset[str],
+        current_reader: Callable[[], object | None],
+    ):
         self.vocab = vocab
         self.thesaurus = thesaurus
         self.renames = renames
@@ -126,8 +132,9 @@ class QueryBuilder:
         self._readings_cache: dict[str, str | None] = {}
 
     @classmethod
-    def from_index(cls, index_dir: str | Path, vocab, layers: frozenset[str],
-                   current_reader: Callable[[], object | None]) -> QueryBuilder:  # fmt: skip
+    def from_index(
+        cls, index_dir: str | Path, vocab, layers: frozenset[str], current_reader: Callable[[], object | None]
+    ) -> QueryBuilder:
         """A builder reading the terms table (JA<->EN pairs, mined renames) written beside the index."""
         pairs_path = Path(index_dir) / TERMS_FILE
         table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
@@ -233,8 +240,11 @@ class QueryBuilder:
             # ない is no word key, so ブロックされたクリーチャー has the keys of ブロックされていないクリーチャー too:
             # keep the names whose Japanese side negates as the query does (Blocked, not Unblocked Creature).
             negates = bool(self.negated(v.text))
-            names = [n for n in names if any(bool(self.negated(ja)) == negates
-                                             for ja in th.en2ja.get(english_key(n), {v.text}))] or names  # fmt: skip
+            names = [
+                n
+                for n in names
+                if any(bool(self.negated(ja)) == negates for ja in th.en2ja.get(english_key(n), {v.text}))
+            ] or names
         v.names = names
 
     def _tiers(self, v: _Views) -> Tiers:

@@ -56,6 +56,8 @@ def settled(scored: Scored, tier: float) -> int:
 
 # -- the order a page is shown in ---------------------------------------------------------------
 Fields = dict  # a hit's stored fields: kind, game, lang, rule, dver, ...
+
+
 def name_of(title: str) -> str:
     """The Japanese half of a ``日本語／English`` heading, or the whole title."""
     return title.split("／")[0].strip()
@@ -73,7 +75,12 @@ def defines(text: str, name: str) -> bool:
         return False
     head = _joined(text.lstrip()[: len(name) + 30])
     n = re.escape(_joined(name))
-    return bool(re.match(rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を{n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ", head))
+    return bool(
+        re.match(
+            rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を{n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ",
+            head,
+        )
+    )
 
 
 def mentions(text: str, name: str) -> bool:
@@ -84,8 +91,12 @@ def mentions(text: str, name: str) -> bool:
 _OBSOLETE = re.compile(r"^\s*[(（](?:obsolete|廃語)[)）]", re.I)
 # Today's name in an obsolete entry: "An obsolete term for mana value.", "An older name for the
 # Commander casual variant", "「X」の古い言い方", "マナ総量の古い呼び名", "See rule 702.89", "rule 308〔同族〕参照".
-_TODAY_EN = re.compile(r"(?:obsolete term|older name|old term) for (?:the |an? )?[“\"]?([^.,;“”\"()]+?)[”\"]?[.,;]", re.I)
-_TODAY_JA = re.compile(r"(?:「([^「」]+)」|([^\s、。()（）「」]+?))の(?:ことを言う)?(?:古い|以前の)(?:言い方|呼び名|表現|呼称|名前)")
+_TODAY_EN = re.compile(
+    r"(?:obsolete term|older name|old term) for (?:the |an? )?[“\"]?([^.,;“”\"()]+?)[”\"]?[.,;]", re.I
+)
+_TODAY_JA = re.compile(
+    r"(?:「([^「」]+)」|([^\s、。()（）「」]+?))の(?:ことを言う)?(?:古い|以前の)(?:言い方|呼び名|表現|呼称|名前)"
+)
 _SEE_RULE = re.compile(r"(?:see rule|rule)\s+(\d{3}(?:\.\d+[a-z]?)?)", re.I)
 
 
@@ -110,7 +121,9 @@ def coins(text: str, name: str) -> bool:
     """True when a clause coins ``name``: quotes it (「ブロックされているクリーチャー／blocked creature」,
     “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという")."""
     t, n = _joined(text), re.escape(_joined(name))
-    return bool(re.search(rf"「{n}(?:する)?[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t))
+    return bool(
+        re.search(rf"「{n}(?:する)?[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t)
+    )
 
 
 def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[int]:

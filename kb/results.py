@@ -52,9 +52,12 @@ def other_game(self, text: str, games: set[str], lang: str | None, hits: list[di
         where = ""
         if games:
             gone = history.successor(self.store, game, vlang, rule, label)
-            where = f" until {label}" + (f" (now {gone[-1][0]})" if gone and gone[-1][0] else " (removed)" if gone else "")
+            where = f" until {label}" + (
+                f" (now {gone[-1][0]})" if gone and gone[-1][0] else " (removed)" if gone else ""
+            )
         notes.append(f"{rule} is a rule number of both games: {GAME_NAMES[game]}'s{where} is shown too")
     return notes
+
 
 def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list[str]:
     """Say when a rule number names nothing here (and offer the nearest), or a clause of both games."""
@@ -73,120 +76,21 @@ def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list
         return [f"no rule {rule} here"]
     return [f"no rule {rule} here; nearest: {', '.join(near)}"]
 
-def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int, lang_first: str | None = None) -> None:
+
+def arrange_page(
+    self, s, ranked, scored: dict, docs: set[int] | None, want: int, lang_first: str | None = None
+) -> None:
     """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange).
     With ``lang_first`` (a Japanese query), a defining clause found through an English name is shown
     in that language when its text holds the same clause number."""
-    fields = s.stored_fields
-    notes: dict[int, str] = {}
-    named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
-    scanned: list[int] = []  # name hits looked at so far
-
-    # The default scope's documents of one game and language (cached by the searcher): a clause's
-    # postings are filtered on them before any stored fields are read.
-    current = s is self._searcher(True) and self.ix_current is not None
-
-    def find(game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
-        reader = s.reader()
-        if ("rule", rule) not in reader:
-            return None
-        ids = reader.postings("rule", rule).all_ids()
-        if current:
-            held = self._scope(game, lang, None)[1]
-            ids = [d for d in ids if d in held]
-        for d in ids:
-            f = fields(d)
-            if f["kind"] == "rule" and f["game"] == game and f["lang"] == lang and (docs is None or d in docs) \
-                    and (dver is None or f.get("dver") == dver):  # fmt: skip
-                return d
-        return None
-
-    def defining(d: int) -> int | None:
-        if scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
-            return None
-        f = fields(d)
-        if f["kind"] == "rule":
-            rule, name = f["rule"], name_of(self.title_of(f))
-        else:
-            rule, name = f.get("rule") or "", self.title_of(f).split(" / ")[0]
-        if not name:
-            return None
-        scanned.append(d)
-        deep = len(scanned) <= DEEP  # the clauses below a heading are read for the first few names only
-        if f["kind"] == "term" and obsolete(self.text_of(f)):
-            c, why = today(f["game"], f["lang"], self.text_of(f)), f"today's rule for {name}"
-        else:
-            c, why = definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
-        if c is not None and lang_first and f["lang"] != lang_first:
-            c = find(f["game"], lang_first, fields(c)["rule"]) or c
-        if c is None or c == d:
-            return None
-        notes.setdefault(c, why)
-        named_by.setdefault(c, d)
-        return c
-
-    def definer(game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
-        """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
-        "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
-        clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
-        if not rule:
-            return None
-        if "." not in rule:
-            c = find(game, lang, f"{rule}.1")
-            if c is not None and defines(self.text_of(fields(c)), name):
-                return c
-        if not deep:
-            c = find(game, lang, rule) if "." in rule else None
-            return c if c is not None and mentions(self.text_of(fields(c)), name) else None
-        ids = (b.decode() for b in s.reader().expand_prefix("rule", rule))
-        below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
-        own = None
-        for r in below[:40]:
-            c = find(game, lang, r)
-            if c is None:
-                continue
-            text = self.text_of(fields(c))
-            if r == rule:
-                own = c if "." in rule and mentions(text, name) else None
-            # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
-            if text and (coins(text, name) or ("." in rule and defines(text, name))):
-                return c
-        return own
-
-    def today(game: str, lang: str, definition: str) -> int | None:
-        """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""
-        rule, new = today_of(definition)
-        if new:
-            for d in s.document_numbers(tk=title_key(new)):
-                f = fields(d)
-                if f["game"] == game and f["lang"] == lang and f.get("rule") and (docs is None or d in docs):
-                    c = find(game, lang, f["rule"])
-                    if c is not None:
-                        return definer(game, lang, f["rule"], new) or c
-        return find(game, lang, rule) if rule else None
-
-    def pair(d: int) -> int | None:
-        f = fields(d)
-        if f["kind"] != "rule" or f["lang"] != "ja" or not f.get("dver") or "." not in f["rule"]:
-            return None  # a Japanese clause's English text (a heading's English title adds nothing)
-        label = english_label(f["dver"])
-        if not label:
-            return None
-        found = None
-        for c in rule_docs(s, f["rule"], game=f["game"], lang="en", kind="rule"):
-            dver = fields(c).get("dver") or ""
-            if (docs is None or c in docs) and dver == label:
-                found = c
-        if found is not None:
-            notes[found] = f"English text of the first hit ({label})"
-        return found
-
-    ranked.order = arrange(ranked.order, fields, defining, pair, window=want + 5)
+    page = _Page(self, s, scored, docs, lang_first)
+    ranked.order = arrange(ranked.order, s.stored_fields, page.defining, page.pair, window=want + 5)
     # Scores shown stay monotonic: a defining clause takes the score of the name hit it now precedes,
     # a pair the score of the hit it follows, and every other hit at most the score above it.
     head = ranked.order[: want + 5]
-    for c, d in named_by.items():
+    for c, d in page.named_by.items():
         ranked.score[c] = max(ranked.score.get(c, 0.0), ranked.score.get(d, 0.0))
+    notes = page.notes
     prev = None
     for d in head:
         own = ranked.score.get(d, prev if prev is not None else 0.0)
@@ -194,6 +98,123 @@ def arrange_page(self, s, ranked, scored: dict, docs: set[int] | None, want: int
         if d in notes:
             ranked.why[d] = ranked.why.get(d, []) + [notes[d]]
         prev = ranked.score[d]
+
+
+class _Page:
+    """What arranging one result page looks up: defining clauses of the name hits, and pairs."""
+
+    def __init__(self, searcher, s, scored: dict, docs: set[int] | None, lang_first: str | None) -> None:
+        self.searcher, self.s, self.scored, self.docs, self.lang_first = searcher, s, scored, docs, lang_first
+        self.fields = s.stored_fields
+        self.notes: dict[int, str] = {}
+        self.named_by: dict[int, int] = {}  # defining clause -> the heading or term hit it is put above
+        self.scanned: list[int] = []  # name hits looked at so far
+        # The default scope's documents of one game and language (cached by the searcher): a clause's
+        # postings are filtered on them before any stored fields are read.
+        self.current = s is searcher._searcher(True) and searcher.ix_current is not None
+
+    def text_of(self, d: int) -> str:
+        return self.searcher.text_of(self.fields(d))
+
+    def find(self, game: str, lang: str, rule: str, dver: str | None = None) -> int | None:
+        reader = self.s.reader()
+        if ("rule", rule) not in reader:
+            return None
+        ids = reader.postings("rule", rule).all_ids()
+        if self.current:
+            held = self.searcher._scope(game, lang, None)[1]
+            ids = [d for d in ids if d in held]
+        for d in ids:
+            f = self.fields(d)
+            if (
+                f["kind"] == "rule"
+                and f["game"] == game
+                and f["lang"] == lang
+                and (self.docs is None or d in self.docs)
+                and (dver is None or f.get("dver") == dver)
+            ):
+                return d
+        return None
+
+    def defining(self, d: int) -> int | None:
+        if self.scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
+            return None
+        f = self.fields(d)
+        if f["kind"] == "rule":
+            rule, name = f["rule"], name_of(self.searcher.title_of(f))
+        else:
+            rule, name = f.get("rule") or "", self.searcher.title_of(f).split(" / ")[0]
+        if not name:
+            return None
+        self.scanned.append(d)
+        deep = len(self.scanned) <= DEEP  # the clauses below a heading are read for the first few names only
+        if f["kind"] == "term" and obsolete(self.text_of(d)):
+            c, why = self.today(f["game"], f["lang"], self.text_of(d)), f"today's rule for {name}"
+        else:
+            c, why = self.definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
+        if c is not None and self.lang_first and f["lang"] != self.lang_first:
+            c = self.find(f["game"], self.lang_first, self.fields(c)["rule"]) or c
+        if c is None or c == d:
+            return None
+        self.notes.setdefault(c, why)
+        self.named_by.setdefault(c, d)
+        return c
+
+    def definer(self, game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
+        """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
+        "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
+        clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
+        if not rule:
+            return None
+        if "." not in rule:
+            c = self.find(game, lang, f"{rule}.1")
+            if c is not None and defines(self.text_of(c), name):
+                return c
+        if not deep:
+            c = self.find(game, lang, rule) if "." in rule else None
+            return c if c is not None and mentions(self.text_of(c), name) else None
+        ids = (b.decode() for b in self.s.reader().expand_prefix("rule", rule))
+        below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        own = None
+        for r in below[:40]:
+            c = self.find(game, lang, r)
+            if c is None:
+                continue
+            text = self.text_of(c)
+            if r == rule:
+                own = c if "." in rule and mentions(text, name) else None
+            # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
+            if text and (coins(text, name) or ("." in rule and defines(text, name))):
+                return c
+        return own
+
+    def today(self, game: str, lang: str, definition: str) -> int | None:
+        """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""
+        rule, new = today_of(definition)
+        if new:
+            for d in self.s.document_numbers(tk=title_key(new)):
+                f = self.fields(d)
+                if f["game"] == game and f["lang"] == lang and f.get("rule") and (self.docs is None or d in self.docs):
+                    c = self.find(game, lang, f["rule"])
+                    if c is not None:
+                        return self.definer(game, lang, f["rule"], new) or c
+        return self.find(game, lang, rule) if rule else None
+
+    def pair(self, d: int) -> int | None:
+        f = self.fields(d)
+        if f["kind"] != "rule" or f["lang"] != "ja" or not f.get("dver") or "." not in f["rule"]:
+            return None  # a Japanese clause's English text (a heading's English title adds nothing)
+        label = english_label(f["dver"])
+        if not label:
+            return None
+        found = None
+        for c in rule_docs(self.s, f["rule"], game=f["game"], lang="en", kind="rule"):
+            dver = self.fields(c).get("dver") or ""
+            if (self.docs is None or c in self.docs) and dver == label:
+                found = c
+        if found is not None:
+            self.notes[found] = f"English text of the first hit ({label})"
+        return found
 
 
 NAMED = ("exact name", "translated name", "name prefix")  # the tiers of a hit the query names
@@ -209,8 +230,11 @@ def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
             continue
         name = hit["title"].split(" / ")[0]
         q = self.builder.phrase(name)
-        olds = {label: vid for (g, lang, label), (vid, _date) in self.superseded_ids.items()
-                if g == hit["game"] and lang == hit["lang"]}  # fmt: skip
+        olds = {
+            label: vid
+            for (g, lang, label), (vid, _date) in self.superseded_ids.items()
+            if g == hit["game"] and lang == hit["lang"]
+        }
         if q is None or not olds:
             continue
         s = self.full_searcher()

@@ -70,6 +70,8 @@ def _embedding_pool() -> ThreadPoolExecutor:
         if _pool is None or _pool[0] != os.getpid():
             _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulekb-embed"))
         return _pool[1]
+
+
 _said: set[str] = set()
 
 
@@ -159,13 +161,29 @@ class Searcher:
         return self._searcher(True).reader() if self.ix_current is not None else None
 
     # -- public ----------------------------------------------------------------------------
-    def search(self, query: str, *, game: str | None = None, lang: str | None = None, version: str | None = None,
-               limit: int = 10, offset: int = 0) -> list[dict]:  # fmt: skip
+    def search(
+        self,
+        query: str,
+        *,
+        game: str | None = None,
+        lang: str | None = None,
+        version: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> list[dict]:
         """Hits for ``query`` in scope, best first (see the class docstring for their keys)."""
         return self._run(query, game, lang, version, limit, offset, count=False)["hits"]
 
-    def search_page(self, query: str, *, game: str | None = None, lang: str | None = None, version: str | None = None,
-                    limit: int = 10, offset: int = 0) -> dict:  # fmt: skip
+    def search_page(
+        self,
+        query: str,
+        *,
+        game: str | None = None,
+        lang: str | None = None,
+        version: str | None = None,
+        limit: int = 10,
+        offset: int = 0,
+    ) -> dict:
         """``{"total": N, "hits": [...]}``: one page of hits and the number of matches in scope."""
         return self._run(query, game, lang, version, limit, offset, count=True)
 
@@ -243,7 +261,9 @@ class Searcher:
             results.removed_rules(self, hits, lits)
             del hits[limit:]
         if is_rule_query(text) and not (game or version) and offset == 0:
-            notes += results.other_game(self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits)
+            notes += results.other_game(
+                self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits
+            )
         return {"total": total, "hits": hits, "notes": notes}
 
     def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:
@@ -275,8 +295,10 @@ class Searcher:
                 else:
                     ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
                     if ix is None and current:
-                        self._dense_off = ("semantic ranking is off: this index has no vectors of "
-                                           f"{embedder.name} (rebuild with `rulekb build --force`)")  # fmt: skip
+                        self._dense_off = (
+                            "semantic ranking is off: this index has no vectors of "
+                            f"{embedder.name} (rebuild with `rulekb build --force`)"
+                        )
                     self._embedder = embedder
             self._dense_ix[which] = ix
             if current and self._dense_off and "not requested" not in self._dense_off:
@@ -419,7 +441,9 @@ class Searcher:
         if f["kind"] == "rule":
             return self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
         if f["kind"] == "term":
-            row = self.store.conn.execute("SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)).fetchone()
+            row = self.store.conn.execute(
+                "SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)
+            ).fetchone()
             return row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else ""), row[2] or ""
         return tuple(self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone())
 
@@ -427,9 +451,16 @@ class Searcher:
         f = s.stored_fields(docnum)
         kind = f["kind"]
         version = shown or f.get("dver") or None
-        hit = {"kind": kind, "game": f["game"], "lang": f["lang"], "version": version,
-               "rule": f.get("rule") or None, "score": round(score, 4), "also_in": max(0, (f.get("nvers") or 0) - 1),
-               "provenance": self._provenance.get((f["game"], f["lang"], version), "wiki-quote")}  # fmt: skip
+        hit = {
+            "kind": kind,
+            "game": f["game"],
+            "lang": f["lang"],
+            "version": version,
+            "rule": f.get("rule") or None,
+            "score": round(score, 4),
+            "also_in": max(0, (f.get("nvers") or 0) - 1),
+            "provenance": self._provenance.get((f["game"], f["lang"], version), "wiki-quote"),
+        }
         title, text = self._title_text(f)
         if kind == "article":
             hit["article_id"] = f["ref"]

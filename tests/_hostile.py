@@ -13,8 +13,9 @@ def snapshot(home: Path) -> tuple:
     live = os.readlink(home / "current")
     files = {
         str(p.relative_to(home)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted((home / live).rglob("*")) if p.is_file()
-    }  # fmt: skip
+        for p in sorted((home / live).rglob("*"))
+        if p.is_file()
+    }
     return live, files, sorted(p.name for p in home.iterdir())
 
 

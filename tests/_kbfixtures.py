@@ -39,8 +39,10 @@ def write_manifest(dest: Path, keep) -> Path:
     for e in read_manifest(BUNDLED_CORPUS):
         if keep(e):
             fields = {**e.__dict__, "path": str(e.path)}
-            blocks.append("[[document]]\n" + "".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n"
-                                                   for k, v in fields.items() if v))  # fmt: skip
+            blocks.append(
+                "[[document]]\n"
+                + "".join(f"{k} = {json.dumps(v, ensure_ascii=False)}\n" for k, v in fields.items() if v)
+            )
     (dest / "manifest.toml").write_text("\n".join(blocks), encoding="utf-8")
     return dest
 

@@ -16,8 +16,11 @@ def corpora() -> Path:
     parser, when a checkout lacks them."""
     for d in (CR_EN, CR_JA, DM_RULES, SEEDS):
         if not d.is_dir() or not any(d.iterdir()):
-            pytest.fail(f"{d} is missing or empty: the tests read the shared corpora in ../shared beside the checkout"
-                        " (../shared/corpora/cr-en, cr-ja, dm-rules and ../shared/seeds)", pytrace=False)  # fmt: skip
+            pytest.fail(
+                f"{d} is missing or empty: the tests read the shared corpora in ../shared beside the checkout"
+                " (../shared/corpora/cr-en, cr-ja, dm-rules and ../shared/seeds)",
+                pytrace=False,
+            )
     return CORPORA
 
 
@@ -33,8 +36,14 @@ def built_home(tmp_path_factory) -> Path:
 
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's, installed by `make test`; Playwright's own download does not work here
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--no-first-run"]  # fmt: skip
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 @pytest.fixture(scope="session")

@@ -59,8 +59,13 @@ def rulekb_process(*args: str | Path, home: Path) -> subprocess.Popen:
     """Start the real ``rulekb`` entry point in its own process (for what in-process runs cannot show:
     a kill in the middle of a build)."""
     env = dict(os.environ, RULEKB_HOME=str(home))
-    return subprocess.Popen([sys.executable, "-c", "from kb.cli import main; main()", *map(str, args)], cwd=ROOT,
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    return subprocess.Popen(
+        [sys.executable, "-c", "from kb.cli import main; main()", *map(str, args)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def rulekb_json(*args: str, home: Path):

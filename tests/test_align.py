@@ -54,8 +54,14 @@ def test_a_paragraph_holding_its_sub_clauses_text_is_a_merge_with_evidence(tmp_p
     page = VIEWER_510.read_text(encoding="utf-8")  # a page after it: 509 is not where the piece stops
     store.add(parse_text(page, Hints(format="viewer", path="510.txt")), path="510.txt", sha256="w")
     en = english("2023-11-17")[0]
-    store.add(parse_text(en.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n"),
-                         Hints(format="cr-en", path=str(en))), path=str(en), sha256="e")  # fmt: skip
+    store.add(
+        parse_text(
+            en.read_text(encoding="utf-8-sig").replace("\r\n", "\n").replace("\r", "\n"),
+            Hints(format="cr-en", path=str(en)),
+        ),
+        path=str(en),
+        sha256="e",
+    )
     derive(store)
     r = align(store, store.get_version("mtg", "ja", "20231117.0"), store.get_version("mtg", "en", "20231117"))
     pairs = by_b(r)

@@ -31,8 +31,9 @@ def open_page(browser):
     contexts, errors = [], []
 
     def open_(url: str, *, width: int = 1280, height: int = 900, scheme: str = "light", **options):
-        ctx = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme, locale="ja-JP",
-                                  **options)  # fmt: skip
+        ctx = browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=scheme, locale="ja-JP", **options
+        )
         contexts.append(ctx)
         pg = ctx.new_page()
         pg.on("pageerror", lambda exc: errors.append(str(exc)))
@@ -149,7 +150,9 @@ def test_dark_mode_and_print(open_page, base_url):
 ID_CELLS = "td.num, .rid, td.nowrap, td.nowrap a, td.path, .versions td a, table.glossary td a.nowrap"
 
 
-@pytest.mark.parametrize("url", ["/versions", "/glossary", "/mtg/en/20240206/509", "/diff/mtg/en/20231117/20240206?part=folded"])
+@pytest.mark.parametrize(
+    "url", ["/versions", "/glossary", "/mtg/en/20240206/509", "/diff/mtg/en/20231117/20240206?part=folded"]
+)
 def test_phone_width_keeps_ids_whole(open_page, base_url, url):
     pg = open_page(base_url + url, width=390, height=844)
     assert pg.evaluate("document.documentElement.scrollWidth") <= 390  # tables scroll inside their box
@@ -176,7 +179,9 @@ def test_article_lead_card_and_links(open_page, base_url):
     link = pg.locator("article.wiki a.external", has_text="ブロック・クリーチャー指定ステップ").first
     assert link.get_attribute("href").startswith("https://mtgwiki.com/wiki/")
     src = pg.locator("a.source")
-    assert src.get_attribute("href") == "https://mtgwiki.com/wiki/%E3%83%96%E3%83%AD%E3%83%83%E3%82%AF%E5%BC%B7%E5%88%B6"
+    assert (
+        src.get_attribute("href") == "https://mtgwiki.com/wiki/%E3%83%96%E3%83%AD%E3%83%83%E3%82%AF%E5%BC%B7%E5%88%B6"
+    )
     shot(pg, "article")
 
 
@@ -223,10 +228,20 @@ def test_large_diff_loads_a_section_on_demand(open_page, base_url):
 
 
 AXE_PAGES = [
-    "/", "/search?q=ブロック&jump=0", "/mtg/ja/20231117.0/509.1", "/mtg/en/20240206/509", "/mtg/en/20240206/",
-    "/versions", "/diff/mtg/en/20231117/20240206", "/diff/mtg/ja/20231117.0/20260807.0", "/history/mtg/en/509.1",
-    "/glossary", "/articles", "/mtg/en/20240206/719.4", "/align",
-]  # fmt: skip
+    "/",
+    "/search?q=ブロック&jump=0",
+    "/mtg/ja/20231117.0/509.1",
+    "/mtg/en/20240206/509",
+    "/mtg/en/20240206/",
+    "/versions",
+    "/diff/mtg/en/20231117/20240206",
+    "/diff/mtg/ja/20231117.0/20260807.0",
+    "/history/mtg/en/509.1",
+    "/glossary",
+    "/articles",
+    "/mtg/en/20240206/719.4",
+    "/align",
+]
 
 
 def _article_urls(base_url: str) -> list[str]:
@@ -245,8 +260,11 @@ def test_no_serious_accessibility_violations(open_page, base_url, scheme):
         pg = open_page(base_url + url, scheme=scheme, bypass_csp=True)  # to inject axe; the pages use no inline code
         pg.add_script_tag(path=str(AXE))
         result = pg.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        bad = [f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}" for v in result["violations"]
-               if v["impact"] in ("serious", "critical")]  # fmt: skip
+        bad = [
+            f"{v['id']} ({v['impact']}): {v['nodes'][0]['target']}"
+            for v in result["violations"]
+            if v["impact"] in ("serious", "critical")
+        ]
         if bad:
             problems[url] = bad
     assert problems == {}
@@ -255,8 +273,13 @@ def test_no_serious_accessibility_violations(open_page, base_url, scheme):
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("width", [1280, 390])
 def test_screenshots_of_the_main_pages(open_page, base_url, scheme, width):
-    for name, url in [("front", "/"), ("clause", "/mtg/ja/20231117.0/509.1"), ("diff", "/diff/mtg/ja/20231117.0/20260807.0"),
-                      ("versions", "/versions"), ("history", "/history/mtg/en/509.1")]:  # fmt: skip
+    for name, url in [
+        ("front", "/"),
+        ("clause", "/mtg/ja/20231117.0/509.1"),
+        ("diff", "/diff/mtg/ja/20231117.0/20260807.0"),
+        ("versions", "/versions"),
+        ("history", "/history/mtg/en/509.1"),
+    ]:
         pg = open_page(base_url + url, width=width, scheme=scheme)
         assert pg.evaluate("document.documentElement.scrollWidth") <= width
         pg.screenshot(path=str(ARTIFACTS / f"{name}-{width}-{scheme}.png"), full_page=True)

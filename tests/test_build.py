@@ -36,7 +36,9 @@ def test_the_bundled_corpus_holds_every_real_text_byte_exact_with_provenance():
     assert len(english) == 120 and all(e.provenance == "official" and e.effective for e in english)
     assert by_name["JP_CR_20260116.0.txt"].provenance == "official-translation"
     assert {e.path.relative_to(BUNDLED_CORPUS).as_posix() for e in entries} == {
-        p.relative_to(BUNDLED_CORPUS).as_posix() for p in BUNDLED_CORPUS.rglob("*") if p.name != "manifest.toml" and p.is_file() and not p.name.startswith(".")
+        p.relative_to(BUNDLED_CORPUS).as_posix()
+        for p in BUNDLED_CORPUS.rglob("*")
+        if p.name != "manifest.toml" and p.is_file() and not p.name.startswith(".")
     }  # and nothing in corpus/ goes unlisted
 
 

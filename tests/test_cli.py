@@ -43,7 +43,17 @@ def test_versions_of_the_bundled_corpus(built_home):
     assert quote["partial"] is True and quote["clauses"] == 2
     legacy = rows[("mtg", "ja", "5.5.0.0")]
     assert legacy["effective"] is None and legacy["clauses"] == 472
-    assert set(rows[("mtg", "ja", "20231117.0")]) >= {"game", "lang", "version", "effective", "partial", "clauses", "headings", "terms", "documents"}
+    assert set(rows[("mtg", "ja", "20231117.0")]) >= {
+        "game",
+        "lang",
+        "version",
+        "effective",
+        "partial",
+        "clauses",
+        "headings",
+        "terms",
+        "documents",
+    }
 
 
 def test_show_clause_with_context(built_home):

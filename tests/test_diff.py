@@ -68,20 +68,33 @@ def test_inline_diff_japanese_uses_janome_words_not_characters():
 
 
 def test_matcher_prefers_the_renumbered_clause_over_an_unrelated_one_with_the_same_id():
-    old = items(("509", "", "Declare Blockers Step"), ("509.2", "Second, the active player announces damage assignment order."),
-                ("509.4", "Fourth, " + PRIORITY))  # fmt: skip
+    old = items(
+        ("509", "", "Declare Blockers Step"),
+        ("509.2", "Second, the active player announces damage assignment order."),
+        ("509.4", "Fourth, " + PRIORITY),
+    )
     new = items(("509", "", "Declare Blockers Step"), ("509.2", "Second, " + PRIORITY))
     changes = diff_items(old, new, inline=False)
     assert [(c["kind"], c["old_rule"], c["new_rule"]) for c in changes] == [
-        ("removed", "509.2", None), ("moved", "509.4", "509.2"),
-    ]  # fmt: skip
+        ("removed", "509.2", None),
+        ("moved", "509.4", "509.2"),
+    ]
 
 
 def test_matcher_never_pairs_equal_boilerplate_across_sections_without_context():
-    old = items(("502", "", "Untap Step"), ("502.3", "Third, " + PRIORITY), ("503", "", "Upkeep Step"),
-                ("503.1", "Upkeep trigger text here."))  # fmt: skip
-    new = items(("503", "", "Upkeep Step"), ("503.1", "Upkeep trigger text here."), ("9", "", "Casual Variants"),
-                ("901.9", "Third, " + PRIORITY), ("902.4", "Fourth, " + PRIORITY))  # fmt: skip
+    old = items(
+        ("502", "", "Untap Step"),
+        ("502.3", "Third, " + PRIORITY),
+        ("503", "", "Upkeep Step"),
+        ("503.1", "Upkeep trigger text here."),
+    )
+    new = items(
+        ("503", "", "Upkeep Step"),
+        ("503.1", "Upkeep trigger text here."),
+        ("9", "", "Casual Variants"),
+        ("901.9", "Third, " + PRIORITY),
+        ("902.4", "Fourth, " + PRIORITY),
+    )
     m = matcher.match(old, new)
     assert "502.3" not in m.o2n  # equal text, but another section, a near twin, and nothing around it agrees
 
@@ -121,8 +134,11 @@ def foundations():
 
 
 def test_foundations_removes_damage_assignment_order_and_moves_the_trigger_rules(foundations):
-    got = {(c["kind"], c["old_rule"], c["new_rule"]) for c in foundations["changes"]
-           if (c["old_rule"] or c["new_rule"]).startswith("509.")}  # fmt: skip
+    got = {
+        (c["kind"], c["old_rule"], c["new_rule"])
+        for c in foundations["changes"]
+        if (c["old_rule"] or c["new_rule"]).startswith("509.")
+    }
     for old in ("509.2", "509.2a", "509.3", "509.3a"):
         assert ("removed", old, None) in got
     for letter in "abcdefg":
@@ -177,13 +193,20 @@ def test_diff_does_not_depend_on_the_hash_seed():
     import sys
 
     store = store_of("2009-05-01", "2009-07-08")
-    code = ("import json, sys; from kb.store import Store; from kb.diff import diff_versions\n"
-            "s = Store.open(sys.argv[1])\n"
-            "r = diff_versions(s, 'mtg', 'en', '20090501', '20090708', inline=False)\n"
-            "print(json.dumps([(c['kind'], c['old_rule'], c['new_rule']) for c in r['changes']]))")  # fmt: skip
+    code = (
+        "import json, sys; from kb.store import Store; from kb.diff import diff_versions\n"
+        "s = Store.open(sys.argv[1])\n"
+        "r = diff_versions(s, 'mtg', 'en', '20090501', '20090708', inline=False)\n"
+        "print(json.dumps([(c['kind'], c['old_rule'], c['new_rule']) for c in r['changes']]))"
+    )
     runs = set()
     for seed in ("1", "2", "3"):
-        proc = subprocess.run([sys.executable, "-c", code, store.path], capture_output=True, text=True, check=True,
-                              env={**os.environ, "PYTHONHASHSEED": seed})  # fmt: skip
+        proc = subprocess.run(
+            [sys.executable, "-c", code, store.path],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
         runs.add(proc.stdout)
     assert len(runs) == 1 and len(json.loads(runs.pop())) > 1000

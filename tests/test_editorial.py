@@ -45,12 +45,15 @@ def reasons(old: str, new: str, vocab: Counter | None = VOCAB) -> list[str] | No
             "pronoun",
         ),
         (  # 2008 editions: quotes and apostrophes came through as "?"
-            'A player can\'t cast a spell that says "Flash" unless it\'s their turn.',
+            "A player can't cast a spell that says \"Flash\" unless it's their turn.",
             "A player can?t cast a spell that says ?Flash? unless it?s their turn.",
             "typography",
         ),
-        ('Battle cry is a triggered ability. "Battle cry" means it.', "Battle cry is a triggered ability. “Battle cry” means it.",
-         "typography"),  # fmt: skip
+        (
+            'Battle cry is a triggered ability. "Battle cry" means it.',
+            "Battle cry is a triggered ability. “Battle cry” means it.",
+            "typography",
+        ),
         (  # a renumbered cross-reference
             "Some effects let a player take an extra turn (see rule 500.7).",
             "Some effects let a player take an extra turn (see rule 500.8).",
@@ -98,8 +101,11 @@ def reasons(old: str, new: str, vocab: Counter | None = VOCAB) -> list[str] | No
             "A token's name is the same as its subtypes. A Soldier creature token, for example, is named Soldier.",
             "example",
         ),
-        ("Some prevention effects refer to damage-for example, a fixed amount.",
-         "Some prevention effects refer to damage?for example, a fixed amount.", "typography"),  # fmt: skip
+        (
+            "Some prevention effects refer to damage-for example, a fixed amount.",
+            "Some prevention effects refer to damage?for example, a fixed amount.",
+            "typography",
+        ),
     ],
 )
 def test_editorial_changes_are_told_apart_with_their_reason(old, new, why):
@@ -111,9 +117,15 @@ def test_editorial_changes_are_told_apart_with_their_reason(old, new, why):
 @pytest.mark.parametrize(
     ("old", "new"),
     [
-        ("Each player shuffles their deck. Then each player may cut it.", "Each player shuffles their deck. Then each player may shuffle it."),
+        (
+            "Each player shuffles their deck. Then each player may cut it.",
+            "Each player shuffles their deck. Then each player may shuffle it.",
+        ),
         ("A player can cast the spell.", "A player can't cast the spell."),  # a negation is never a typo
-        ("An attacking creature can be blocked by a black creature.", "An attacking creature can be blocked by a block creature."),
+        (
+            "An attacking creature can be blocked by a black creature.",
+            "An attacking creature can be blocked by a block creature.",
+        ),
         ("The number of phases is two.", "The number of phases is three."),
         ("The active player untaps the land.", "The active player untaps lands."),  # one land or all of them
         ("A creature is untapped.", "A creature is untapped and isn't controlled by either player."),
@@ -121,13 +133,16 @@ def test_editorial_changes_are_told_apart_with_their_reason(old, new, why):
             "Artifacts have their own unique set of subtypes: Attraction, Blood, Bobblehead, Clue.",
             "Artifacts have their own unique set of subtypes: Attraction, Blood, Bobblehead, Clue, Town.",
         ),
-        ("Cards played from a library are revealed.", "Cards cast from a library are revealed."),  # play -> cast: a real change
+        (
+            "Cards played from a library are revealed.",
+            "Cards cast from a library are revealed.",
+        ),  # play -> cast: a real change
         (  # a "See rule" sentence is a note, but a changed rule sentence around it is not
             "A player may mulligan once. See rule 103.4.",
             "A player may mulligan any number of times. See rule 103.5.",
         ),
     ],
-)  # fmt: skip
+)
 def test_substantive_changes_are_not_editorial(old, new):
     assert reasons(old, new) is None
 
@@ -139,8 +154,16 @@ def test_typo_fixes_need_the_vocabulary_to_know_a_misspelling():
 
 
 def test_japanese_text_is_editorial_only_for_typography_references_and_notes():
-    assert editorial.classify("「飛行」を持つクリーチャーは、ルール702.9を見よ。", "“飛行”を持つクリーチャーは、ルール702.9を見よ。") is not None
-    assert editorial.classify("このクリーチャーは、ルール702.9を見よ。", "このクリーチャーは、ルール702.10を見よ。") is not None
+    assert (
+        editorial.classify(
+            "「飛行」を持つクリーチャーは、ルール702.9を見よ。", "“飛行”を持つクリーチャーは、ルール702.9を見よ。"
+        )
+        is not None
+    )
+    assert (
+        editorial.classify("このクリーチャーは、ルール702.9を見よ。", "このクリーチャーは、ルール702.10を見よ。")
+        is not None
+    )
     assert editorial.classify("攻撃クリーチャーを指定する。", "防御クリーチャーを指定する。") is None
 
 

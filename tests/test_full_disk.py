@@ -53,8 +53,12 @@ def _mountable(where) -> str:
     """'' when a tmpfs can be mounted in a private namespace here, else why not."""
     where.mkdir()
     try:
-        probe = subprocess.run(["unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
-                               capture_output=True, text=True, timeout=30)  # fmt: skip
+        probe = subprocess.run(
+            ["unshare", "-m", "mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(where)],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         return str(exc)
     return "" if probe.returncode == 0 else (probe.stderr.strip() or f"exit {probe.returncode}")
@@ -68,8 +72,12 @@ def _ingest_on_tmpfs(tmp_path, built_home, spare: int) -> dict:
     script.write_text(INNER.format(root=str(ROOT), seed=str(SEED)))
     # tmpfs sizes round up to pages; directories and the copy's own blocks take some room too
     total = size + 64 * 1024 + spare
-    proc = subprocess.run(["unshare", "-m", sys.executable, str(script), str(built_home), str(mnt), str(total)],
-                          capture_output=True, text=True, timeout=900)  # fmt: skip
+    proc = subprocess.run(
+        ["unshare", "-m", sys.executable, str(script), str(built_home), str(mnt), str(total)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout.strip().splitlines()[-1])
 

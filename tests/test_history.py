@@ -35,10 +35,18 @@ def test_handling_illegal_actions_follows_the_2009_overhaul_to_732(store):
 
 def test_battle_cry_moves_702_88a_to_702_91a(store):
     h = history.history(store, "mtg", "en", "702.91a", inline=False)
-    assert h["events"][0] == {"version": "20110204", "kind": "created", "rule": "702.88a", "old_rule": None,
-                              "editorial": False}  # fmt: skip
-    assert moves(h) == [("20110617", "702.88a", "702.89a"), ("20130711", "702.89a", "702.90a"),
-                        ("20210419", "702.90a", "702.91a")]  # fmt: skip
+    assert h["events"][0] == {
+        "version": "20110204",
+        "kind": "created",
+        "rule": "702.88a",
+        "old_rule": None,
+        "editorial": False,
+    }
+    assert moves(h) == [
+        ("20110617", "702.88a", "702.89a"),
+        ("20130711", "702.89a", "702.90a"),
+        ("20210419", "702.90a", "702.91a"),
+    ]
 
 
 def test_block_trigger_clause_moves_twice_then_foundations_renumbers_it(store):
@@ -101,8 +109,13 @@ def test_a_store_without_lineage_is_refused_with_a_clear_error(tmp_path):
 def test_japanese_history_reaches_the_old_translation_through_the_english_lineage(store):
     h = history.history(store, "mtg", "ja", "509.1e", inline=False)
     # 5.5.0.0 follows English 20081001, where 309.2c became 509.1e at the 2009 renumbering
-    assert h["events"][0] == {"version": "5.5.0.0", "kind": "created", "rule": "309.2c", "old_rule": None,
-                              "editorial": False}  # fmt: skip
+    assert h["events"][0] == {
+        "version": "5.5.0.0",
+        "kind": "created",
+        "rule": "309.2c",
+        "old_rule": None,
+        "editorial": False,
+    }
     assert moves(h) == [("20231117.0", "309.2c", "509.1e")]
 
 

@@ -28,7 +28,9 @@ def home(built_home, tmp_path) -> Path:
     return copy_home(built_home, tmp_path / "home")
 
 
-def run(*args, home: Path | None = None, unprivileged: bool = False, timeout: float = 120) -> subprocess.CompletedProcess:
+def run(
+    *args, home: Path | None = None, unprivileged: bool = False, timeout: float = 120
+) -> subprocess.CompletedProcess:
     """The real ``rulekb`` in a subprocess (bytes arguments pass through as they are).
 
     ``unprivileged``: when the tests run as root, drop the capabilities that let root write where
@@ -135,10 +137,13 @@ def test_a_corpus_that_is_a_file_is_one_line(cli, home):
 
 @pytest.mark.parametrize(
     ("args", "name"),
-    [((b"search", b"\xff\xfeblock"), "QUERY"), ((b"show", b"509.1\xe9"), "RULE"),
-     ((b"search", b"x", b"--version", b"2024\x80"), "LABEL")],
+    [
+        ((b"search", b"\xff\xfeblock"), "QUERY"),
+        ((b"show", b"509.1\xe9"), "RULE"),
+        ((b"search", b"x", b"--version", b"2024\x80"), "LABEL"),
+    ],
     ids=["search", "show", "version"],
-)  # fmt: skip
+)
 def test_bytes_that_are_not_utf8_in_a_text_argument(built_home, args, name):
     line = one_line(run(*args, home=built_home))
     bad = next(b for b in b"".join(args) if b >= 0x80)
@@ -159,16 +164,23 @@ def test_a_file_name_that_is_not_utf8_still_works_and_errors_print(home, tmp_pat
 @pytest.mark.parametrize(
     ("failure", "message"),
     [
-        (RecursionError("maximum recursion depth exceeded"), "rulekb: input nested too deeply to read (recursion limit reached)"),
-        (sqlite3.OperationalError("database or disk is full"),
-         "rulekb: no space left on the device for the KB (database or disk is full): the KB was left as it was"),
+        (
+            RecursionError("maximum recursion depth exceeded"),
+            "rulekb: input nested too deeply to read (recursion limit reached)",
+        ),
+        (
+            sqlite3.OperationalError("database or disk is full"),
+            "rulekb: no space left on the device for the KB (database or disk is full): the KB was left as it was",
+        ),
         (sqlite3.DatabaseError("file is not a database"), "rulekb: SQLite: file is not a database"),
-        (OSError(errno.ENOSPC, "No space left on device", "/x/kb.sqlite"),
-         "rulekb: no space left on the device (/x/kb.sqlite): the KB was left as it was"),
+        (
+            OSError(errno.ENOSPC, "No space left on device", "/x/kb.sqlite"),
+            "rulekb: no space left on the device (/x/kb.sqlite): the KB was left as it was",
+        ),
         (MemoryError(), "rulekb: out of memory"),
     ],
     ids=["recursion", "sqlite-full", "sqlite-corrupt", "enospc", "memory"],
-)  # fmt: skip
+)
 def test_failures_inside_ingest_are_one_line_and_leave_no_generation(cli, home, monkeypatch, failure, message):
     import ingest
 
@@ -181,9 +193,16 @@ def test_failures_inside_ingest_are_one_line_and_leave_no_generation(cli, home, 
 
 def test_deeply_nested_html_is_read_not_a_recursion_error(cli, tmp_path):
     depth = 5000
-    html = ("<html><head><title>深い - MTG Wiki</title></head><body><h1 id='firstHeading'>深い</h1>"
-            "<div class='mw-parser-output'>" + "<div>" * depth + "<p>引用：総合ルール 20231117.0 509.1を参照。</p>"
-            + "<ul><li>項目" * 300 + "</li></ul>" * 300 + "</div>" * depth + "</div></body></html>")  # fmt: skip
+    html = (
+        "<html><head><title>深い - MTG Wiki</title></head><body><h1 id='firstHeading'>深い</h1>"
+        "<div class='mw-parser-output'>"
+        + "<div>" * depth
+        + "<p>引用：総合ルール 20231117.0 509.1を参照。</p>"
+        + "<ul><li>項目" * 300
+        + "</li></ul>" * 300
+        + "</div>" * depth
+        + "</div></body></html>"
+    )
     page = tmp_path / "deep.html"
     page.write_text(html, encoding="utf-8")
     code, out, err = cli("--home", tmp_path / "home", "ingest", page, "--format", "mtgwiki")

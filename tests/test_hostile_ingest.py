@@ -204,7 +204,9 @@ def test_three_stray_bytes_in_a_utf8_edition_are_refused_at_the_first(cli, kb_ho
     path = tmp_path / EN.name
     path.write_bytes(data)
     line = refused(cli, kb_home, "ingest", path)
-    assert line.startswith(f"rulekb: {path}:{line_starting(data, b'509.1c ')}:11: invalid UTF-8 byte 0x92 at file offset {first}")
+    assert line.startswith(
+        f"rulekb: {path}:{line_starting(data, b'509.1c ')}:11: invalid UTF-8 byte 0x92 at file offset {first}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -230,7 +232,9 @@ def test_positions_in_a_utf8_bom_file_are_counted_after_the_bom(cli, kb_home, tm
     path = tmp_path / EN.name
     path.write_bytes(data)
     line = refused(cli, kb_home, "ingest", path)
-    assert line.startswith(f"rulekb: {path}:{line_starting(body, b'100.1. ')}:5: invalid UTF-8 text: bytes FF at file offset {bad + 3}")
+    assert line.startswith(
+        f"rulekb: {path}:{line_starting(body, b'100.1. ')}:5: invalid UTF-8 text: bytes FF at file offset {bad + 3}"
+    )
 
 
 def test_real_cp1252_editions_still_decode_and_utf8_japanese_legacy_encodings_too():
@@ -284,5 +288,7 @@ def test_a_repeated_clause_line_moves_no_id(clause):
     assert all(nodes[r].text == original[r].text for r in nodes if r != clause)
     assert nodes[clause].text == original[clause].text + "\n" + lines[i]  # the repeat kept as text, not lost
     [warning] = [d for d in result.warnings if "word for word" in d.message]
-    assert (warning.line, warning.message) == (i + 2, f"clause id {clause} repeats line {i + 1} word for word "
-                                                       f"(after {clause}); kept as text of the clause before it")  # fmt: skip
+    assert (warning.line, warning.message) == (
+        i + 2,
+        f"clause id {clause} repeats line {i + 1} word for word (after {clause}); kept as text of the clause before it",
+    )

@@ -147,10 +147,15 @@ def test_default_scope_shows_each_clause_once_with_also_in(searcher, kb):
     assert len(keys) == len(set(keys))
     hit = first(searcher, "509.1c")
     held = {vid for (vid,) in store.conn.execute("SELECT version_id FROM nodes WHERE rule='509.1c'")}
-    same = [vid for vid, in store.conn.execute(
-        "SELECT n.version_id FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.rule='509.1c' AND v.lang='ja'"
-        " AND n.hash=(SELECT hash FROM nodes n2 JOIN versions v2 ON v2.id=n2.version_id WHERE n2.rule='509.1c'"
-        " AND v2.label=?)", (hit["version"],))]  # fmt: skip
+    same = [
+        vid
+        for (vid,) in store.conn.execute(
+            "SELECT n.version_id FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.rule='509.1c' AND v.lang='ja'"
+            " AND n.hash=(SELECT hash FROM nodes n2 JOIN versions v2 ON v2.id=n2.version_id WHERE n2.rule='509.1c'"
+            " AND v2.label=?)",
+            (hit["version"],),
+        )
+    ]
     assert len(held) >= 2 and hit["also_in"] == len(same) - 1
 
 

@@ -30,7 +30,10 @@ def test_reference_span_points_into_the_text():
 
 
 def test_bilingual_pairs():
-    terms = harvest_terms("攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。ブロック強制（Blocking Requirement）は", "509.1h")
+    terms = harvest_terms(
+        "攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。ブロック強制（Blocking Requirement）は",
+        "509.1h",
+    )
     assert [(t.term, t.english) for t in terms] == [
         ("ブロックされているクリーチャー", "blocked creature"),
         ("ブロック強制", "Blocking Requirement"),
@@ -39,9 +42,17 @@ def test_bilingual_pairs():
 
 
 def test_duplicates_and_disorder_name_their_lines():
-    nodes = [RuleNode("509.1", line=4), RuleNode("509.2", line=5), RuleNode("509.1b", line=6), RuleNode("509.2", line=7)]
+    nodes = [
+        RuleNode("509.1", line=4),
+        RuleNode("509.2", line=5),
+        RuleNode("509.1b", line=6),
+        RuleNode("509.2", line=7),
+    ]
     found = [(d.line, d.message) for d in check_nodes(nodes, "x.txt")]
-    assert found == [(6, "clause id 509.1b out of order (after 509.2)"), (7, "duplicate clause id 509.2 (first at line 5)")]
+    assert found == [
+        (6, "clause id 509.1b out of order (after 509.2)"),
+        (7, "duplicate clause id 509.2 (first at line 5)"),
+    ]
 
 
 @pytest.mark.parametrize("label", ["../../etc", "a b", "<script>", "x/y", "." * 3, "9" * 41])

@@ -69,9 +69,8 @@ def independent_clause_count(text: str) -> int:
     first = next(i for i, line in enumerate(lines) if line.lstrip().startswith("100.1"))
     glossary = next(i for i in range(first, len(lines)) if lines[i].strip() == "Glossary")
     return sum(
-        1 for i in range(first, glossary)
-        if _ID_LINE.match(lines[i]) and not re.search(r"\brules?\s*$", lines[i - 1])
-    )  # fmt: skip
+        1 for i in range(first, glossary) if _ID_LINE.match(lines[i]) and not re.search(r"\brules?\s*$", lines[i - 1])
+    )
 
 
 def test_the_folder_holds_120_editions():
@@ -106,18 +105,22 @@ def test_2024_06_07_declare_blockers():
     nodes = nodes_of(edition("MagicCompRules_2024-06-07.txt")[1])
     assert nodes["5"].title == "Turn Structure" and nodes["5"].line == 2093
     assert nodes["509"].title == "Declare Blockers Step" and nodes["509"].parent == "5"
-    assert nodes["509.2"].text.startswith("Second, for each attacking creature that’s become blocked, the active player "
-                                          "announces that creature’s damage assignment order")  # fmt: skip
+    assert nodes["509.2"].text.startswith(
+        "Second, for each attacking creature that’s become blocked, the active player "
+        "announces that creature’s damage assignment order"
+    )
     assert nodes["509.2"].examples == [
         "Vastwood Gorger is blocked by Llanowar Elves, Runeclaw Bear, and Serra Angel. Vastwood Gorger’s controller "
         "announces the Vastwood Gorger’s damage assignment order as Serra Angel, then Llanowar Elves, then Runeclaw Bear."
     ]
     # an indented paragraph runs on in the clause; "Example:" lines are kept apart
-    assert nodes["509.1b"].text.endswith("illegal.\nA restriction may be created by an evasion ability (a static ability "
-                                         "an attacking creature has that restricts what can block it). If an attacking "
-                                         "creature gains or loses an evasion ability after a legal block has been "
-                                         "declared, it doesn’t affect that block. Different evasion abilities are "
-                                         "cumulative.")  # fmt: skip
+    assert nodes["509.1b"].text.endswith(
+        "illegal.\nA restriction may be created by an evasion ability (a static ability "
+        "an attacking creature has that restricts what can block it). If an attacking "
+        "creature gains or loses an evasion ability after a legal block has been "
+        "declared, it doesn’t affect that block. Different evasion abilities are "
+        "cumulative."
+    )
     refs = nodes["703.4j"].references
     assert [(r.rule, r.raw) for r in refs] == [("509.1", "rule 509.1")]
 
@@ -125,7 +128,10 @@ def test_2024_06_07_declare_blockers():
 def test_2025_02_07_rule_509_3_after_damage_assignment_order_went_away():
     nodes = nodes_of(edition("MagicCompRules_2025-02-07.txt")[1])
     assert nodes["509.2"].text == "Second, the active player gets priority. (See rule 117, “Timing and Priority.”)"
-    assert nodes["509.3"].text == "Triggered abilities that trigger on blockers being declared may have different trigger conditions."
+    assert (
+        nodes["509.3"].text
+        == "Triggered abilities that trigger on blockers being declared may have different trigger conditions."
+    )
     assert nodes["509.3"].line == 2349
 
 
@@ -140,11 +146,15 @@ def test_1999_04_23_first_edition():
     assert nodes["214.7b"].text == "Plurality and gender are ignored when determining creature types."
     assert nodes["214.7b"].examples == ["Ogre, Ogres, Ogress, and Ogresses all count as the same creature type, Ogre."]
     # hard-wrapped: the continuation lines are joined into the clause
-    assert nodes["100.2"].text.startswith("In constructed-deck play, each player needs his or her own deck of at least "
-                                          "sixty cards with no more than four copies")  # fmt: skip
+    assert nodes["100.2"].text.startswith(
+        "In constructed-deck play, each player needs his or her own deck of at least "
+        "sixty cards with no more than four copies"
+    )
     terms = {t.term: t for t in version.terms}
     assert terms["Ante"].definition.startswith("(Obsolete) ") and "Ante" in version.meta["obsolete_terms"]
-    assert terms["Zone"].definition == 'A zone is any place that Magic cards can be during a game. See rule 217, "Zones."'
+    assert (
+        terms["Zone"].definition == 'A zone is any place that Magic cards can be during a game. See rule 217, "Zones."'
+    )
 
 
 def test_glossary_term_and_aliases_2024_06_07():
@@ -189,8 +199,10 @@ def test_wrapped_lines_join_and_a_wrapped_cross_reference_is_not_a_clause():
     result = parse_fixture(WRAPPED)
     nodes = nodes_of(result)
     assert result.versions[0].meta["wrapped"] is True
-    assert nodes["100.1"].text == ("These Magic rules assume a game between two players. Optional rules allow for more "
-                                   "players but aren't discussed here.")  # fmt: skip
+    assert nodes["100.1"].text == (
+        "These Magic rules assume a game between two players. Optional rules allow for more "
+        "players but aren't discussed here."
+    )
     assert nodes["100.2"].text.endswith("See rule 100.1. for the number of players.")
     assert nodes["100.2"].line == 33 and nodes["100.3"].text == "There is no maximum deck size."
     assert nodes["101.2"].title == "Actions That Use Priority" and nodes["101.2"].text == ""
@@ -202,12 +214,16 @@ def test_wrapped_lines_join_and_a_wrapped_cross_reference_is_not_a_clause():
 def test_examples_and_their_continuation_lines(modern):
     nodes = nodes_of(parse_fixture(WRAPPED))
     assert nodes["101.2a"].text == "The active player gets priority first. This is an exception to rule 101.1."
-    assert nodes["101.2a"].examples == ["A player who is dissatisfied with his or her hand may mulligan, shuffling the hand "
-                                        "back into the deck and drawing a new hand."]  # fmt: skip
+    assert nodes["101.2a"].examples == [
+        "A player who is dissatisfied with his or her hand may mulligan, shuffling the hand "
+        "back into the deck and drawing a new hand."
+    ]
     nodes = nodes_of(parse_fixture(modern))
-    assert nodes["509.2"].examples == ["Vastwood Gorger is blocked by Llanowar Elves, Runeclaw Bear, and Serra Angel.\n"
-                                       "Vastwood Gorger’s controller announces the damage assignment order as Serra "
-                                       "Angel, then Llanowar Elves, then Runeclaw Bear."]  # fmt: skip
+    assert nodes["509.2"].examples == [
+        "Vastwood Gorger is blocked by Llanowar Elves, Runeclaw Bear, and Serra Angel.\n"
+        "Vastwood Gorger’s controller announces the damage assignment order as Serra "
+        "Angel, then Llanowar Elves, then Runeclaw Bear."
+    ]
     assert "Example" not in nodes["509.2"].text
 
 
@@ -215,9 +231,11 @@ def test_glossary_senses_aliases_obsolete_and_credits_skipped(modern):
     (version,) = parse_fixture(modern).versions
     terms = {t.term: t for t in version.terms}
     assert list(terms) == ["Ability", "Active Player", "Bury", "Control, Controller"]
-    assert terms["Ability"].definition == ("1. Text on an object that explains what that object does or can do.\n"
-                                           "2. An activated or triggered ability on the stack. This kind of ability is "
-                                           "an object.\nSee rule 113, “Abilities.”")  # fmt: skip
+    assert terms["Ability"].definition == (
+        "1. Text on an object that explains what that object does or can do.\n"
+        "2. An activated or triggered ability on the stack. This kind of ability is "
+        "an object.\nSee rule 113, “Abilities.”"
+    )
     assert terms["Bury"].definition == "(Obsolete) A term that meant “put [a permanent] into its owner’s graveyard.”"
     assert version.meta["obsolete_terms"] == ["Bury"]
     assert version.meta["aliases"] == {"Control, Controller": ["Control", "Controller"]}
@@ -225,9 +243,11 @@ def test_glossary_senses_aliases_obsolete_and_credits_skipped(modern):
     assert not any("Garfield" in n.text for n in version.nodes)
     (old,) = parse_fixture(WRAPPED).versions
     terms = {t.term: t for t in old.terms}
-    assert terms["Ability"].definition == ('"Ability" and "effect" are often confused with one another. An instruction in '
-                                           "a card's text is an ability.\nA card may have one or more abilities or no "
-                                           "abilities at all. See section 4.")  # fmt: skip
+    assert terms["Ability"].definition == (
+        '"Ability" and "effect" are often confused with one another. An instruction in '
+        "a card's text is an ability.\nA card may have one or more abilities or no "
+        "abilities at all. See section 4."
+    )
     assert old.meta["aliases"] == {"You/Your": ["You", "Your"]} and old.meta["obsolete_terms"] == ["Ante"]
 
 
@@ -247,10 +267,19 @@ def test_typo_repairs_in_fixtures(modern):
         (62, "clause id 306.b read as 306.2b"),
         (66, "clause id 306.1c read as 306.2c"),
     ]
-    assert [n.rule for n in result.versions[0].nodes if n.rule.startswith("306.")] == ["306.1", "306.2", "306.2a", "306.2b", "306.2c"]
+    assert [n.rule for n in result.versions[0].nodes if n.rule.startswith("306.")] == [
+        "306.1",
+        "306.2",
+        "306.2a",
+        "306.2b",
+        "306.2c",
+    ]
     result = parse_fixture(modern)
     assert not result.errors
-    assert [d.message for d in result.warnings] == ["clause id 509.1b read as 509.1c", "clause id 605.2c read as 609.2c"]
+    assert [d.message for d in result.warnings] == [
+        "clause id 509.1b read as 509.1c",
+        "clause id 605.2c read as 609.2c",
+    ]
     assert nodes_of(result)["509.1c"].text == "If an effect says a creature must block, see rule 509.1c."
 
 

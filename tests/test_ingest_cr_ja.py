@@ -205,9 +205,26 @@ def test_full_text_is_complete_with_every_clause_in_order(full):
     assert clauses[-1] == "905.6" and "704.5aa" in clauses
     assert clauses.index("704.5z") + 1 == clauses.index("704.5aa")
     assert [n.rule for n in v.nodes if "." not in n.rule] == [
-        "1", "100", "101", "5", "500", "509", "6", "613", "7", "701", "702", "704", "721", "722",
-        "8", "800", "9", "900", "905",
-    ]  # fmt: skip
+        "1",
+        "100",
+        "101",
+        "5",
+        "500",
+        "509",
+        "6",
+        "613",
+        "7",
+        "701",
+        "702",
+        "704",
+        "721",
+        "722",
+        "8",
+        "800",
+        "9",
+        "900",
+        "905",
+    ]
 
 
 def test_full_text_name_only_clauses_are_titles_like_cr_en(full):
@@ -237,8 +254,10 @@ def test_full_text_examples_notes_and_numbered_lists(full):
     assert _node(v, "702.2b").notes == ["訳注：「致死ダメージ」の扱いは rule 702.2c を見よ"]
     # "7. パワーやタフネスを…" inside 613.1 is a list item, not the heading of section 7.
     assert _node(v, "613.1").text.split("\n")[1:] == [
-        "1. コピー効果", "2. コントロールを変更する効果", "7. パワーやタフネスを変更する効果"
-    ]  # fmt: skip
+        "1. コピー効果",
+        "2. コントロールを変更する効果",
+        "7. パワーやタフネスを変更する効果",
+    ]
     assert _node(v, "7").title == "その他のルール" and _node(v, "701").parent == "7"
 
 
@@ -270,10 +289,14 @@ def test_full_text_glossary_credits_and_contents(full):
         pytest.param(lambda lines: lines[:-1], id="no effective-date line"),
         pytest.param(lambda lines: lines[: lines.index("用語集")], id="ends before the glossary"),
         pytest.param(lambda lines: lines[lines.index("マジック：ザ・ギャザリング\u3000総合ルール") :], id="no もくじ"),
-        pytest.param(lambda lines: lines[: lines.index("905. コンスピラシー・ドラフト")] + lines[lines.index("用語集") :],
-                     id="a listed rule missing"),  # fmt: skip
-        pytest.param(lambda lines: lines[: lines.index("用語集") + 1] + lines[lines.index("クレジット") :],
-                     id="glossary without terms"),  # fmt: skip
+        pytest.param(
+            lambda lines: lines[: lines.index("905. コンスピラシー・ドラフト")] + lines[lines.index("用語集") :],
+            id="a listed rule missing",
+        ),
+        pytest.param(
+            lambda lines: lines[: lines.index("用語集") + 1] + lines[lines.index("クレジット") :],
+            id="glossary without terms",
+        ),
     ],
 )
 def test_an_incomplete_full_text_is_partial(cut):
@@ -316,7 +339,10 @@ def test_real_head_and_tail_around_a_written_middle_read_as_one_text(head, tail)
     middle_clauses = [m.group(1) for s in middle if (m := re.match(r"(\d{3}\.\d+[a-z]*)\.? ", s))]
     assert clauses == head_clauses + middle_clauses and len(clauses) == 51 + 32
     glossary_terms = [t for t in v.terms if t.source == "glossary"]
-    assert len(glossary_terms) == 1 + 79 and glossary_terms[0].definition == "能力を生み\n出した能力の発生源のこと。rule 106.3 参照。"
+    assert (
+        len(glossary_terms) == 1 + 79
+        and glossary_terms[0].definition == "能力を生み\n出した能力の発生源のこと。rule 106.3 参照。"
+    )
     assert v.meta["credits"] == tail.versions[0].meta["credits"]
     assert (v.label, v.effective) == ("20260116.0", date(2026, 1, 16))
     # Partial only because もくじ lists rules the middle leaves out (104, 105, …).
@@ -344,7 +370,9 @@ def test_a_rule_line_shaped_like_a_glossary_entry_does_not_open_the_glossary(ful
     )
     assert text.count("Lightning Bolt") == 1 and text.index("Lightning Bolt") > text.index("702.19a")
     v = parse_text(text, Hints(format="cr-ja", path=str(FULL))).versions[0]
-    assert _node(v, "702.19a").text.endswith("変更する。\n《稲妻（いなずま）／Lightning Bolt》のような呪文は、これを持たない。")
+    assert _node(v, "702.19a").text.endswith(
+        "変更する。\n《稲妻（いなずま）／Lightning Bolt》のような呪文は、これを持たない。"
+    )
     assert [n.rule for n in v.nodes] == [n.rule for n in full.versions[0].nodes] and v.partial is False
 
 
@@ -360,12 +388,16 @@ def test_clause_ids_run_into_the_text_or_without_their_period_read_the_same(full
 
 def test_a_marked_definition_shaped_like_an_entry_stays_a_definition(full):
     text = FULL.read_text(encoding="utf-8").replace(
-        "\n無色（むしょく）／Colorless\n", "\n\u3000接死（せっし）／Deathtouch も参照。\n無色（むしょく）／Colorless\n", 1
+        "\n無色（むしょく）／Colorless\n",
+        "\n\u3000接死（せっし）／Deathtouch も参照。\n無色（むしょく）／Colorless\n",
+        1,
     )
     v = parse_text(text, Hints(format="cr-ja", path=str(FULL))).versions[0]
     glossary = [t.term for t in v.terms if t.source == "glossary"]
     assert glossary == ["アーティファクト", "接死", "無色", "守る、守る者", "ヴァンガード"]
-    assert next(t for t in v.terms if t.term == "接死").definition.endswith("参照。\n接死（せっし）／Deathtouch も参照。")
+    assert next(t for t in v.terms if t.term == "接死").definition.endswith(
+        "参照。\n接死（せっし）／Deathtouch も参照。"
+    )
 
 
 # -- the real, whole 和訳 20260116.0 ---------------------------------------------------------------
@@ -424,6 +456,10 @@ def test_every_keyword_of_the_real_text_is_a_japanese_english_term(real):
     named = {t.rule for t in v.terms if t.source == "heading"}
     assert all(n.rule in named and "／" in n.title and not n.text for n in keywords)
     glossary = [t for t in v.terms if t.source == "glossary"]
-    entries = [s for s in REAL.read_text(encoding="utf-8").split("\n")[3718:5175] if re.match(r"^[^\u3000\s].*（[^（）]+）[／/]", s)]
+    entries = [
+        s
+        for s in REAL.read_text(encoding="utf-8").split("\n")[3718:5175]
+        if re.match(r"^[^\u3000\s].*（[^（）]+）[／/]", s)
+    ]
     assert len(glossary) == len(entries) == 727 and all(t.english and t.definition for t in glossary)
     assert sum(1 for t in v.terms if t.source == "inline") > 1000

@@ -132,9 +132,22 @@ def test_fixture_header_spacing_and_contents(small):
     assert (v.label, v.effective) == ("2.05", date(2024, 3, 8))
     assert v.meta["contents"][-1] == ("818", "超魂X")
     assert [n.rule for n in v.nodes] == [
-        "0", "000", "000.1", "1", "100", "100.1", "100.2", "100.2a",
-        "101", "101.1", "101.2", "101.2a", "101.2b", "818", "818.1",
-    ]  # fmt: skip
+        "0",
+        "000",
+        "000.1",
+        "1",
+        "100",
+        "100.1",
+        "100.2",
+        "100.2a",
+        "101",
+        "101.1",
+        "101.2",
+        "101.2a",
+        "101.2b",
+        "818",
+        "818.1",
+    ]
 
 
 def test_fixture_wrapped_lines_page_number_and_cited_id(small):
@@ -199,20 +212,42 @@ def test_other_edition_header_and_contents_across_a_page_break(furnished):
     # The list runs over a page ("－ 1 －", a running header, a copyright footer, a form feed);
     # leader dots and page numbers are not part of the titles.
     assert v.meta["contents"] == [
-        ("0", "はじめに"), ("1", "ゲームの基本"), ("100", "ゲームに必要なもの"),
-        ("101", "デュエル・マスターズの絶対法則"), ("2", "カードの見方"), ("200", "総則"),
-    ]  # fmt: skip
+        ("0", "はじめに"),
+        ("1", "ゲームの基本"),
+        ("100", "ゲームに必要なもの"),
+        ("101", "デュエル・マスターズの絶対法則"),
+        ("2", "カードの見方"),
+        ("200", "総則"),
+    ]
 
 
 def test_other_edition_furniture_never_reaches_the_rules(furnished):
     v = furnished.versions[0]
     assert [n.rule for n in v.nodes] == [
-        "0", "000", "000.1", "1", "100", "100.1", "100.2", "100.2a", "101", "101.1", "2", "200", "200.1",
-    ]  # fmt: skip
+        "0",
+        "000",
+        "000.1",
+        "1",
+        "100",
+        "100.1",
+        "100.2",
+        "100.2a",
+        "101",
+        "101.1",
+        "2",
+        "200",
+        "200.1",
+    ]
     # "Page 2", a title-only running header, the footer and a form feed fall inside this paragraph.
-    assert _node(v, "100.2a").text == "同じ名前のカードはデッキに4枚まで入れることができます。ただし、いくつかの例外があります。"
+    assert (
+        _node(v, "100.2a").text
+        == "同じ名前のカードはデッキに4枚まで入れることができます。ただし、いくつかの例外があります。"
+    )
     # No trailing blanks in this extraction: wraps are told by width and punctuation alone.
-    assert _node(v, "100.2").text == "デッキはちょうど40枚でなければならず、それより多くても少なくても構築の条件を満たしません。"
+    assert (
+        _node(v, "100.2").text
+        == "デッキはちょうど40枚でなければならず、それより多くても少なくても構築の条件を満たしません。"
+    )
     assert _node(v, "101.1").text == (
         "カードの効果はルールに勝つ\nカードの文章がルールに直接矛盾しているときは、カードの記述が優先されます。"
     )
@@ -227,10 +262,29 @@ def test_other_edition_furniture_never_reaches_the_rules(furnished):
 
 
 def test_page_furniture_forms():
-    lines = ["- 12 -", "－12－", "12 / 80", "P.12", "Page 12", "12ページ", "(12)", "12",
-             "デュエル・マスターズ総合ゲームルール Ver.1.47", "DUEL MASTERS デュエル・マスターズ 総合ゲームルール",
-             "Ver.1.47 デュエル・マスターズ総合ゲームルール 12"]  # fmt: skip
+    lines = [
+        "- 12 -",
+        "－12－",
+        "12 / 80",
+        "P.12",
+        "Page 12",
+        "12ページ",
+        "(12)",
+        "12",
+        "デュエル・マスターズ総合ゲームルール Ver.1.47",
+        "DUEL MASTERS デュエル・マスターズ 総合ゲームルール",
+        "Ver.1.47 デュエル・マスターズ総合ゲームルール 12",
+    ]
     assert dm_comprehensive._furniture(lines, 0) == set(range(len(lines)))
-    text = ["100.1. 本文です。", "12枚のカード", "デュエル・マスターズ総合ゲームルールに従います。", "400. 総則", "500. 総則",
-            "600. 総則", "ます。", "ます。", "ます。"]  # fmt: skip
+    text = [
+        "100.1. 本文です。",
+        "12枚のカード",
+        "デュエル・マスターズ総合ゲームルールに従います。",
+        "400. 総則",
+        "500. 総則",
+        "600. 総則",
+        "ます。",
+        "ます。",
+        "ます。",
+    ]
     assert dm_comprehensive._furniture(text, 0) == set()

@@ -58,8 +58,12 @@ def test_seed_card_block(seed):
 def test_seed_terms_and_history(seed):
     extra = seed.articles[0].extra
     pairs = {(t["term"], t["english"]) for t in extra["terms"]}
-    assert {("ブロック強制", "Blocking Requirement"), ("いななくアーモドン", "Trumpeting Armodon"),
-            ("寄せ餌", "Lure"), ("突っ走る猪", "Crashing Boars")} <= pairs  # fmt: skip
+    assert {
+        ("ブロック強制", "Blocking Requirement"),
+        ("いななくアーモドン", "Trumpeting Armodon"),
+        ("寄せ餌", "Lure"),
+        ("突っ走る猪", "Crashing Boars"),
+    } <= pairs
     assert all(t["source"] == "article" for t in extra["terms"])
     assert [(h["date"], h["section"]) for h in extra["history"]] == [("2011-02", "ルール"), ("2017-09", "ルール")]
     assert "2011年2月の総合ルール更新" in extra["history"][0]["text"]
@@ -88,7 +92,10 @@ def test_html_page():
     (article,) = result.articles
     assert article.title == "ブロック強制"
     assert [(s.title, s.level, s.anchor) for s in article.sections] == [
-        ("ルール", 2, "ルール"), ("関連カード", 2, "関連カード"), ("参考", 2, "参考")]  # fmt: skip
+        ("ルール", 2, "ルール"),
+        ("関連カード", 2, "関連カード"),
+        ("参考", 2, "参考"),
+    ]
     # edit links, the table of contents, categories and navigation are not content
     assert "編集" not in article.text and "目次" not in article.text and "メインページ" not in article.text
     # wiki links from the content: red links, external links and categories left out
@@ -107,8 +114,10 @@ def test_html_page():
 
 
 def test_quote_then_ordinary_bullets():
-    text = ("記事\n\n本文。\n\n引用：総合ルール 20240209.0\n\n• 7 追加ルール\n  • 702 キーワード能力\n"
-            "    • 702.19b 本文b。\n• 関連項目の箇条書き\n")  # fmt: skip
+    text = (
+        "記事\n\n本文。\n\n引用：総合ルール 20240209.0\n\n• 7 追加ルール\n  • 702 キーワード能力\n"
+        "    • 702.19b 本文b。\n• 関連項目の箇条書き\n"
+    )
     result = mtgwiki.parse(text, Hints())
     assert [n.rule for n in result.versions[0].nodes] == ["7", "702", "702.19b"]
     assert "・関連項目の箇条書き" in result.articles[0].text
@@ -121,9 +130,11 @@ def test_term_with_reading():
 
 
 def test_html_paragraphs_split_at_br_and_drop_comments():
-    html = ('<html><body><div class="mw-parser-output"><h1 id="firstHeading">記事</h1>'
-            "<p>一行目。<br>二行目<!-- 編集メモ -->の続き。</p>"
-            "<ul><li>項目<b>太字</b>。<ul><li>下位の項目。</li></ul></li></ul></div></body></html>")  # fmt: skip
+    html = (
+        '<html><body><div class="mw-parser-output"><h1 id="firstHeading">記事</h1>'
+        "<p>一行目。<br>二行目<!-- 編集メモ -->の続き。</p>"
+        "<ul><li>項目<b>太字</b>。<ul><li>下位の項目。</li></ul></li></ul></div></body></html>"
+    )
     article = mtgwiki.parse(html, Hints()).articles[0]
     assert article.text.split("\n") == ["一行目。", "二行目の続き。", "・項目太字。", "・下位の項目。"]
 

@@ -30,9 +30,17 @@ def seed():
 
 
 def test_seed_page(seed):
-    assert (seed.title, seed.game, seed.lang, seed.revision) == ("ブロッククリーチャー指定ステップ", "dm", "ja", "2021-09-11")
+    assert (seed.title, seed.game, seed.lang, seed.revision) == (
+        "ブロッククリーチャー指定ステップ",
+        "dm",
+        "ja",
+        "2021-09-11",
+    )
     assert seed.extra["revised_at"] == "2021-09-11T09:37:49+09:00"
-    assert [(s.title, s.level, s.anchor) for s in seed.sections] == [("処理の流れ", 2, "r9fa665b"), ("参考", 2, "i8c02832")]
+    assert [(s.title, s.level, s.anchor) for s in seed.sections] == [
+        ("処理の流れ", 2, "r9fa665b"),
+        ("参考", 2, "i8c02832"),
+    ]
     assert seed.cites == [] and seed.cites_version == ""
 
 
@@ -87,14 +95,29 @@ def test_markup_fixture():
     assert [(s.title, s.level) for s in page.sections] == [("能力", 2), ("裁定", 3), ("参考", 2)]
     assert page.extra["tables"] == [[["項目", "内容"], ["コスト", "6 (火)"], ["進化クリーチャー"]]]
     ability = page.sections[0].text
-    assert ability == "W・ブレイカーを持つ*1。\n詳しくは攻撃、ブロッカー、公式サイトを参照。\nW・ブレイカー: シールドを2枚ブレイクする。"
-    assert page.links == ["進化", "ダブル・ブレイカー", "総合ゲームルール", "攻撃 (ルール)", "ブロッカー", "シールド", "ブレイク",
-                          "ドラゴン", "ボルシャック"]  # fmt: skip
+    assert (
+        ability
+        == "W・ブレイカーを持つ*1。\n詳しくは攻撃、ブロッカー、公式サイトを参照。\nW・ブレイカー: シールドを2枚ブレイクする。"
+    )
+    assert page.links == [
+        "進化",
+        "ダブル・ブレイカー",
+        "総合ゲームルール",
+        "攻撃 (ルール)",
+        "ブロッカー",
+        "シールド",
+        "ブレイク",
+        "ドラゴン",
+        "ボルシャック",
+    ]
     assert page.extra["footnotes"][0]["text"] == "総合ゲームルール Ver.1.48 506.1 参照"
     assert page.cites == ["506.1"] and page.cites_version == "1.48"
     rulings = page.sections[1].text.split("\n")
-    assert rulings[:3] == ["・攻撃時、墓地の火のカードの数だけパワーが増える。", "  ・総合ゲームルール 506.1により、この能力は攻撃中のみ有効。",
-                           "    ・古い裁定は撤回された。"]  # fmt: skip
+    assert rulings[:3] == [
+        "・攻撃時、墓地の火のカードの数だけパワーが増える。",
+        "  ・総合ゲームルール 506.1により、この能力は攻撃中のみ有効。",
+        "    ・古い裁定は撤回された。",
+    ]
     assert rulings[3:] == ["1. 一つ目", "2. 二つ目", "  1. 二つ目の中", "3. 三つ目"]
     first, second = page.extra["old_text"]
     assert first == {"line": 24, "text": "・旧裁定：墓地の枚数は攻撃開始時に数える。\n  ・この記述は誤り。", "note": ""}

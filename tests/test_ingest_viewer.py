@@ -53,7 +53,9 @@ def test_seed_509_continuation_and_example():
     first, cont = node.text.split("\n")
     assert first.startswith("防御プレイヤーは、自分がコントロールしている")
     assert cont.startswith("この制限は回避能力")
-    assert node.examples == ["攻撃クリーチャーが飛行とシャドーを持っていた場合、飛行を持っていてシャドーを持っていないクリーチャーはそれをブロックできない。"]
+    assert node.examples == [
+        "攻撃クリーチャーが飛行とシャドーを持っていた場合、飛行を持っていてシャドーを持っていないクリーチャーはそれをブロックできない。"
+    ]
 
 
 def test_seed_509_references():
@@ -144,10 +146,12 @@ def test_html_print_page_without_anchors():
 
 
 def test_html_nested_clause_elements_are_read_on_their_own():
-    html = ("<html><body><main><h2>509. 見出し</h2>"
-            '<div id="509.1"><p>509.1 本文<!-- メモ -->。<br>次の段落。</p>'
-            '<div id="509.1a"><p>509.1a 下位の本文。</p></div><p>例：例文。</p></div>'
-            "</main></body></html>")  # fmt: skip
+    html = (
+        "<html><body><main><h2>509. 見出し</h2>"
+        '<div id="509.1"><p>509.1 本文<!-- メモ -->。<br>次の段落。</p>'
+        '<div id="509.1a"><p>509.1a 下位の本文。</p></div><p>例：例文。</p></div>'
+        "</main></body></html>"
+    )
     nodes = nodes_of(viewer.parse(html, Hints(version="20231117.0")))
     assert list(nodes) == ["509", "509.1", "509.1a"]
     assert nodes["509.1"].text == "本文。\n次の段落。"

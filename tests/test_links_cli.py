@@ -142,8 +142,9 @@ def test_a_group_range_is_one_label_that_covers_nothing(home, tmp_path):
 
 def test_embedded_copies_in_json_and_text(home, tmp_path):
     data = _forms(home, tmp_path)
-    assert data["embedded"] == [{"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14",
-                                 "lines": 32}]  # fmt: skip
+    assert data["embedded"] == [
+        {"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14", "lines": 32}
+    ]
     r = _run(home, str(tmp_path / "forms"))
     assert "python/cr_copy.py: embedded copy of the rules (edition 20251114, 32 lines), not scanned" in r.output
 

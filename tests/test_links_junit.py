@@ -27,8 +27,11 @@ def test_read_pytest_xml():
 
 def test_results_match_the_scanned_tests_of_each_runner():
     tests = scan_tree([str(FIXTURES)]).tests
-    cases = [c for name in ("pytest.xml", "TEST-org.mage.test.combat.BattleCryTest.xml", "gradle-kotlin.xml")
-             for c in junit.read(str(JUNIT / name))]  # fmt: skip
+    cases = [
+        c
+        for name in ("pytest.xml", "TEST-org.mage.test.combat.BattleCryTest.xml", "gradle-kotlin.xml")
+        for c in junit.read(str(JUNIT / name))
+    ]
     assert junit.results(cases, tests) == {
         "python/tests/test_combat.py::TestTrample::test_excess_damage": "pass",
         "python/tests/test_combat.py::TestTrample::test_marker": "fail",
@@ -73,6 +76,8 @@ def test_xml_that_is_not_junit_is_refused(tmp_path):
 
 def test_rust_and_go_cases_match_by_path_or_unique_name():
     tests = scan_tree([str(FIXTURES / "rust"), str(FIXTURES / "go")]).tests
-    cases = [junit.Case("engine-crate", "tests::assigns_lethal_damage_first", "fail"),
-             junit.Case("github.com/example/engine", "TestUntap", "pass")]  # fmt: skip
+    cases = [
+        junit.Case("engine-crate", "tests::assigns_lethal_damage_first", "fail"),
+        junit.Case("github.com/example/engine", "TestUntap", "pass"),
+    ]
     assert junit.results(cases, tests) == {"tests::assigns_lethal_damage_first": "fail", "TestUntap": "pass"}

@@ -51,9 +51,15 @@ def test_git_commit_date_dates_an_undated_citation(store, tmp_path):
     repo = tmp_path / "engine"
     repo.mkdir()
     (repo / "test_cry.py").write_text('def test_battle_cry():\n    """CR 702.90a: each other attacker gets +1/+0."""\n')
-    env = {**os.environ, "GIT_AUTHOR_DATE": "2015-06-01T12:00:00Z", "GIT_COMMITTER_DATE": "2015-06-01T12:00:00Z",
-           "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.org", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@example.org"}  # fmt: skip
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_DATE": "2015-06-01T12:00:00Z",
+        "GIT_COMMITTER_DATE": "2015-06-01T12:00:00Z",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.org",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.org",
+    }
     for cmd in (["git", "init", "-q"], ["git", "add", "."], ["git", "commit", "-qm", "tests"]):
         subprocess.run(cmd, cwd=repo, env=env, check=True)
     c = link(store, [str(repo)])["citations"][0]

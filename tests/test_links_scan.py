@@ -417,7 +417,10 @@ def test_only_regular_files_inside_the_tree_are_read_and_every_skip_says_why(tmp
     (tree / "test_wide.py").write_bytes("# CR 104.3a\n".encode("utf-16"))  # UTF-16 sources are read
     found = scan_tree([str(tree)])
     assert sorted((c.file, c.rule) for c in found.citations) == [
-        ("alias_test.py", "509.1c"), ("test_ok.py", "509.1c"), ("test_wide.py", "104.3a")]  # fmt: skip
+        ("alias_test.py", "509.1c"),
+        ("test_ok.py", "509.1c"),
+        ("test_wide.py", "104.3a"),
+    ]
     reasons = sorted(found.skipped)
     assert f"{tree / 'secret.py'}: a symlink to {outside / 'secret.py'}, outside the scanned tree" in reasons
     assert f"{tree / 'pipe_test.py'}: not a regular file" in reasons
@@ -533,8 +536,10 @@ def test_kotest_specs_name_their_tests_with_strings(tmp_path):
         "}\n"
     )
     found = scan_tree([str(tmp_path)])
-    assert sorted(t.id for t in found.tests) == ["CombatSpec.blocking#CR 509.1c requirements",
-                                                 "Strings#CR 704.5a zero life loses"]  # fmt: skip
+    assert sorted(t.id for t in found.tests) == [
+        "CombatSpec.blocking#CR 509.1c requirements",
+        "Strings#CR 704.5a zero life loses",
+    ]
     assert _rows(found.citations) == [
         ("CombatSpec.kt", 3, "CombatSpec.blocking#CR 509.1c requirements", "509.1c", "test"),
         ("CombatSpec.kt", 4, "CombatSpec.blocking#CR 509.1c requirements", "509.1b", "test"),
@@ -564,14 +569,42 @@ FORMS_EXPECTED = [
     ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1b", "", "test", "test"),
     ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1c", "", "test", "test"),
     ("python/test_keywords.py", 8, "python/test_keywords.py::TestPartTwo", "702.21", "702.37", "label", "class"),
-    ("python/test_keywords.py", 11, "python/test_keywords.py::TestPartTwo::test_ward_counters", "702.21a", "", "test",
-     "test"),
-    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "510.1", "510.3", "test",
-     "test"),
-    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3a", "", "test",
-     "test"),
-    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3b", "", "test",
-     "test"),
+    (
+        "python/test_keywords.py",
+        11,
+        "python/test_keywords.py::TestPartTwo::test_ward_counters",
+        "702.21a",
+        "",
+        "test",
+        "test",
+    ),
+    (
+        "python/test_keywords.py",
+        15,
+        "python/test_keywords.py::TestPartTwo::test_combat_damage",
+        "510.1",
+        "510.3",
+        "test",
+        "test",
+    ),
+    (
+        "python/test_keywords.py",
+        15,
+        "python/test_keywords.py::TestPartTwo::test_combat_damage",
+        "608.3a",
+        "",
+        "test",
+        "test",
+    ),
+    (
+        "python/test_keywords.py",
+        15,
+        "python/test_keywords.py::TestPartTwo::test_combat_damage",
+        "608.3b",
+        "",
+        "test",
+        "test",
+    ),
     ("python/test_keywords.py", 20, "python/test_keywords.py::test_turn_structure", "500", "502", "test", "test"),
     ("python/test_keywords.py", 21, "python/test_keywords.py::test_turn_structure", "119.9", "119.10", "test", "test"),
     ("rust/src/keywords.rs", 3, "", "702.10a", "", "code", "code"),  # a quoted rule line
@@ -582,13 +615,34 @@ FORMS_EXPECTED = [
     ("typescript/Rules.tsx", 12, "", "702.19b", "", "code", "code"),  # <p>See rule 702.19b …</p>
     ("typescript/Rules.tsx", 13, "", "702.102b", "", "code", "code"),  # href="…#R702102b"
     ("typescript/Rules.tsx", 18, "Part 2 (Rules 702.21-702.37)", "702.21", "702.37", "label", "class"),
-    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21b", "",
-     "test", "test"),
-    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21c", "",
-     "test", "test"),
-    ("typescript/Rules.tsx", 21, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.170",
-     "702.176", "test", "test"),  # JSX text inside a test
-]  # fmt: skip
+    (
+        "typescript/Rules.tsx",
+        20,
+        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
+        "702.21b",
+        "",
+        "test",
+        "test",
+    ),
+    (
+        "typescript/Rules.tsx",
+        20,
+        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
+        "702.21c",
+        "",
+        "test",
+        "test",
+    ),
+    (
+        "typescript/Rules.tsx",
+        21,
+        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
+        "702.170",
+        "702.176",
+        "test",
+        "test",
+    ),  # JSX text inside a test
+]
 
 
 def test_forms_tree_finds_exactly_the_expected_citations():
@@ -600,8 +654,9 @@ def test_forms_tree_finds_exactly_the_expected_citations():
 
 def test_an_embedded_copy_of_the_rules_is_reported_once_and_not_scanned():
     found = scan_tree([str(FORMS)])
-    assert found.embedded == [{"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14",
-                               "lines": 32}]  # fmt: skip
+    assert found.embedded == [
+        {"file": "python/cr_copy.py", "edition": "20251114", "effective": "2025-11-14", "lines": 32}
+    ]
     assert not [c for c in found.citations if c.file == "python/cr_copy.py"]
     assert found.files == 7
 
@@ -622,9 +677,13 @@ def test_a_file_quoting_a_few_rules_is_not_a_copy(tmp_path):
 
 def test_edition_headers_date_every_citation_of_their_file():
     by = {(c.file, c.rule): c for c in scan_tree([str(FORMS)]).citations}
-    for file, rule in [("python/test_keywords.py", "702.21a"), ("typescript/Rules.tsx", "702.21b"),
-                       ("rust/src/keywords.rs", "702.9"), ("java/src/test/java/forms/PartTwoTest.java", "119.9"),
-                       ("kotlin/CombatSpec.kt", "509.1b")]:  # fmt: skip
+    for file, rule in [
+        ("python/test_keywords.py", "702.21a"),
+        ("typescript/Rules.tsx", "702.21b"),
+        ("rust/src/keywords.rs", "702.9"),
+        ("java/src/test/java/forms/PartTwoTest.java", "119.9"),
+        ("kotlin/CombatSpec.kt", "509.1b"),
+    ]:
         assert (by[(file, rule)].written, by[(file, rule)].written_from) == ("2025-11-14", "file"), file
     assert by[("go/rules_test.go", "608.2b")].written == ""  # no header
 
@@ -686,11 +745,11 @@ def test_edition_header_forms(text, day):
 
 def test_test_names_are_shown_unescaped(tmp_path):
     (tmp_path / "esc.test.js").write_text(
-        "describe('it\\'s \\u0041 group', () => {\n  it(\"says \\\"no\\\" (CR 509.1c)\", () => {});\n});\n"
+        'describe(\'it\\\'s \\u0041 group\', () => {\n  it("says \\"no\\" (CR 509.1c)", () => {});\n});\n'
     )
     (tmp_path / "test_keep.py").write_text("def test_a\\u0041():\n    pass\n")  # Python names: as written
     ids = sorted(t.id for t in scan_tree([str(tmp_path)]).tests)
-    assert ids == ["it's A group > says \"no\" (CR 509.1c)", "test_keep.py::test_a"]
+    assert ids == ['it\'s A group > says "no" (CR 509.1c)', "test_keep.py::test_a"]
 
 
 def test_jsx_text_only_in_jsx_files(tmp_path):
@@ -714,4 +773,3 @@ def test_a_line_with_thousands_of_citations_keeps_a_bounded_context_for_each(tmp
     assert max(len(c.context) for c in found) <= 1001
     short = next(c for c in found if c.rule == "100.1")
     assert short.context.strip().startswith("CR 100.1 CR 101.2")  # the start of the line is kept for the first ids
-

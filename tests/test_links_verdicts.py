@@ -110,8 +110,16 @@ def test_never_a_candidate_the_line_contradicts(verdicts):
 
 
 def _resolve(store, rule, context, *, written="", test=""):
-    cite = Cite(file="t.py", line=1, rule=rule, raw=rule, context=context, test=test,
-                written=written, written_from="annotation" if written else "")  # fmt: skip
+    cite = Cite(
+        file="t.py",
+        line=1,
+        rule=rule,
+        raw=rule,
+        context=context,
+        test=test,
+        written=written,
+        written_from="annotation" if written else "",
+    )
     return Resolver(store, "mtg").resolve(cite, [rule])
 
 

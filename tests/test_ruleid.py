@@ -7,9 +7,15 @@ from kb import ruleid
 
 @pytest.mark.parametrize(
     ("raw", "norm"),
-    [("509.1c", "509.1c"), ("５０９．１ｃ", "509.1c"), ("rule 509.1c", "509.1c"), ("ルール509.1c", "509.1c"),
-     ("CR 702.19b", "702.19b"), ("309.2.", "309.2")],
-)  # fmt: skip
+    [
+        ("509.1c", "509.1c"),
+        ("５０９．１ｃ", "509.1c"),
+        ("rule 509.1c", "509.1c"),
+        ("ルール509.1c", "509.1c"),
+        ("CR 702.19b", "702.19b"),
+        ("309.2.", "309.2"),
+    ],
+)
 def test_normalize(raw, norm):
     assert ruleid.normalize(raw) == norm
 

@@ -51,11 +51,20 @@ def test_a_short_text_is_its_own_snippet():
 
 
 def test_a_long_text_is_cut_at_sentence_or_word_boundaries():
-    text = ("First sentence about nothing in particular. " * 6) + "Trample lets damage through. " + ("More words here. " * 12)
+    text = (
+        ("First sentence about nothing in particular. " * 6)
+        + "Trample lets damage through. "
+        + ("More words here. " * 12)
+    )
     snippet, start, marks = snippet_for(text, ["trample"], width=120)
     assert snippet == text[start : start + len(snippet)]
     assert start == 0 or text[start - 1] == " " and text[start - 2] == "."  # starts a sentence
-    assert snippet.endswith((".", " ")) or start + len(snippet) == len(text) or snippet[-1].isalnum() and text[start + len(snippet)] == " "
+    assert (
+        snippet.endswith((".", " "))
+        or start + len(snippet) == len(text)
+        or snippet[-1].isalnum()
+        and text[start + len(snippet)] == " "
+    )
     assert [snippet[a:b] for a, b in marks] == ["Trample"]
     ja = "第一文です。" * 10 + "トランプルは、攻撃クリーチャーの戦闘ダメージの割り振りを変更する。" + "後の文。" * 30
     snippet, start, marks = snippet_for(ja, ["トランプル"], width=80)
@@ -110,7 +119,9 @@ def test_quoted_phrases_must_appear_as_written(searcher):
 
 
 def test_a_japanese_phrase_keeps_its_words_together(searcher):
-    hits = searcher.search("「ブロックされたクリーチャー」 ＂ブロックされたクリーチャー＂", game="mtg", lang="ja", limit=10)
+    hits = searcher.search(
+        "「ブロックされたクリーチャー」 ＂ブロックされたクリーチャー＂", game="mtg", lang="ja", limit=10
+    )
     assert hits and all("ブロックされ" in h["text"] for h in hits)
 
 
@@ -119,10 +130,12 @@ def test_the_defining_clause_comes_above_its_heading():
     assert defines("トランプルは、攻撃クリーチャーの…", "トランプル")
     assert defines("Trample is a static ability", "Trample")
     assert not defines("A creature with trample assigns", "Trample")
-    fields = {1: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19"},
-              2: {"kind": "term", "game": "mtg", "lang": "en", "rule": "702.19"},
-              3: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19a"},
-              4: {"kind": "rule", "game": "mtg", "lang": "ja", "rule": "702.19a"}}  # fmt: skip
+    fields = {
+        1: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19"},
+        2: {"kind": "term", "game": "mtg", "lang": "en", "rule": "702.19"},
+        3: {"kind": "rule", "game": "mtg", "lang": "en", "rule": "702.19a"},
+        4: {"kind": "rule", "game": "mtg", "lang": "ja", "rule": "702.19a"},
+    }
     order = arrange([1, 2, 3], fields.get, lambda d: 3 if d == 1 else None, lambda d: 4 if d == 3 else None, window=5)
     # the definer first, its other-language pair second, the heading, and no glossary entry below its clause
     assert order == [3, 4, 1]
@@ -171,11 +184,17 @@ def test_an_obsolete_entry_names_where_to_go_today():
     assert today_of("(Obsolete) An obsolete card type that has been renamed. See rule 308, “Kindreds.”")[0] == "308"
     assert today_of("(廃語)「[何か]をゲームから取り除く」とは、「[何か]を追放する」の古い言い方である。")[1] == "追放"
     assert today_of("(廃語)戦場のことを言う古い表現。")[1] == "戦場"
-    assert today_of("(廃語)以前の版のルールにおいて…これを「マナ・バーン」と呼んだ。このルールはもう存在しない。") == (None, None)
+    assert today_of("(廃語)以前の版のルールにおいて…これを「マナ・バーン」と呼んだ。このルールはもう存在しない。") == (
+        None,
+        None,
+    )
 
 
 def test_a_clause_coins_a_name_by_quoting_or_naming_it():
-    assert coins("攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。", "ブロックされているクリーチャー")
+    assert coins(
+        "攻撃クリーチャーは、「ブロックされているクリーチャー／blocked creature」になる。",
+        "ブロックされているクリーチャー",
+    )
     assert coins("An attacking creature ... becomes a blocked creature; one with", "Blocked Creature")
     assert coins("失われた1マナごとに1ライフを失う。これをマナ・バーンという。", "マナ・バーン")
     assert not coins("A blocked creature assigns its combat damage to the creatures blocking it.", "Blocked Creature")
@@ -198,11 +217,24 @@ def test_term_lookups_read_only_entries_starting_with_a_query_word_and_keep_the_
     from kb.thesaurus import Thesaurus, english_key
     from kb.thesaurus import keys as term_keys
 
-    th = Thesaurus.load(pairs={"トランプル": ["trample"], "先制攻撃": ["first strike"], "攻撃": ["attack"],
-                               "攻撃クリーチャー": ["attacking creature"], "二段攻撃": ["double strike"]})  # fmt: skip
+    th = Thesaurus.load(
+        pairs={
+            "トランプル": ["trample"],
+            "先制攻撃": ["first strike"],
+            "攻撃": ["attack"],
+            "攻撃クリーチャー": ["attacking creature"],
+            "二段攻撃": ["double strike"],
+        }
+    )
     keys = ["攻撃", "クリチャ", "先制", "攻撃"]
-    naive = sorted(((len(k), sorted(v)) for k, v in th.ja2en.items()
-                    if any(tuple(keys[i : i + len(k)]) == k for i in range(len(keys)))), key=lambda x: -x[0])  # fmt: skip
+    naive = sorted(
+        (
+            (len(k), sorted(v))
+            for k, v in th.ja2en.items()
+            if any(tuple(keys[i : i + len(k)]) == k for i in range(len(keys)))
+        ),
+        key=lambda x: -x[0],
+    )
     assert th.to_english(keys) == [en for _, ens in naive[:3] for en in ens[:2]]
     q = f" {english_key('the first strike of an attacking creature')} "
     naive_ja = sorted(((len(e), sorted(j)) for e, j in th.en2ja.items() if f" {e} " in q), key=lambda x: -x[0])
@@ -225,13 +257,19 @@ def test_dense_top_k_is_the_exact_cosine_order():
     got = ix.top(q, 5)
     want = np.argsort(-(ix.matrix @ q))[:5]
     assert [d for d, _ in got] == [int(ix.docnums[i]) for i in want] and got[0][0] == 3
-    assert [d for d, _ in ix.top(q, 5, docs={10, 11, 12}, key="some")] == sorted({10, 11, 12}, key=lambda d: -float(ix.matrix[d] @ q))
+    assert [d for d, _ in ix.top(q, 5, docs={10, 11, 12}, key="some")] == sorted(
+        {10, 11, 12}, key=lambda d: -float(ix.matrix[d] @ q)
+    )
 
 
 def test_every_players_word_names_its_reason_and_source():
     from kb.thesaurus import PLAYERS_PATH, Thesaurus
 
-    lines = [ln.split("\t") for ln in PLAYERS_PATH.read_text(encoding="utf-8").splitlines() if ln.strip() and not ln.startswith("#")]
+    lines = [
+        ln.split("\t")
+        for ln in PLAYERS_PATH.read_text(encoding="utf-8").splitlines()
+        if ln.strip() and not ln.startswith("#")
+    ]
     assert lines and all(len(c) == 5 and c[3].strip() and c[4].strip() for c in lines)
     th = Thesaurus.load()
     assert th.rewrite(["バウンス"]) == [(0, 1, "手札に戻す")]  # a line added with its source is read

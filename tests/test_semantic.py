@@ -45,7 +45,9 @@ def test_clip_cuts_long_passages_at_a_boundary():
 def test_embedding_reuses_vectors_by_passage_hash(tmp_path):
     embedder = semantic.load_embedder()
     assert embedder is not None, semantic.unavailable_reason()
-    texts = {semantic.passage_key(t): t for t in ["トランプルは常在型能力である。", "Trample is a static ability.", "山札"]}
+    texts = {
+        semantic.passage_key(t): t for t in ["トランプルは常在型能力である。", "Trample is a static ability.", "山札"]
+    }
     first, stats = semantic.embed_all(texts, embedder, [])
     assert stats["embedded"] == 3 and stats["reused"] == 0
     first.save(tmp_path / "prev.npz")
@@ -79,8 +81,9 @@ def test_search_without_the_semantic_extra_works_and_says_so_once(tmp_path):
     env.pop("RULEKB_EMBEDDER", None)
 
     def rulekb(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-c", prelude, *args], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=600)  # fmt: skip
+        return subprocess.run(
+            [sys.executable, "-c", prelude, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+        )
 
     built = rulekb("build", "--corpus", str(corpus))
     assert built.returncode == 0, built.stderr

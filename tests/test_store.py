@@ -14,8 +14,15 @@ def _version(label, nodes, partial=False, lang="ja", effective=None):
 
 
 def _node(rule, text="", title="", parent=None, pos=0):
-    return RuleNode(rule=rule, text=text, title=title, parent=parent, position=pos, line=pos + 1,
-                    references=[Reference("728", "rule 728")] if rule == "509.1" else [])  # fmt: skip
+    return RuleNode(
+        rule=rule,
+        text=text,
+        title=title,
+        parent=parent,
+        position=pos,
+        line=pos + 1,
+        references=[Reference("728", "rule 728")] if rule == "509.1" else [],
+    )
 
 
 @pytest.fixture
@@ -26,9 +33,16 @@ def store(tmp_path):
 
 
 def test_round_trip_and_counts(store):
-    v = _version("20231117.0", [_node("5", title="ターンの構造"), _node("509", title="ブロック", parent="5", pos=1),
-                               _node("509.1", "まず…", parent="509", pos=2), _node("509.1a", "防御…", parent="509.1", pos=3)],
-                 effective=date(2023, 11, 17))  # fmt: skip
+    v = _version(
+        "20231117.0",
+        [
+            _node("5", title="ターンの構造"),
+            _node("509", title="ブロック", parent="5", pos=1),
+            _node("509.1", "まず…", parent="509", pos=2),
+            _node("509.1a", "防御…", parent="509.1", pos=3),
+        ],
+        effective=date(2023, 11, 17),
+    )
     v.terms.append(Term("ブロックされているクリーチャー", english="blocked creature", rule="509.1h", source="inline"))
     store.add(ParseResult("viewer", "cr", versions=[v]), path="a.txt", sha256="a")
     store.commit()
@@ -42,8 +56,20 @@ def test_round_trip_and_counts(store):
 
 
 def test_fragments_merge_into_one_version_in_clause_order(store):
-    store.add(ParseResult("viewer", "cr", versions=[_version("20231117.0", [_node("510"), _node("510.1", "x", pos=1)], partial=True)]), path="b", sha256="b")
-    store.add(ParseResult("viewer", "cr", versions=[_version("20231117.0", [_node("509"), _node("509.1", "y", pos=1)], partial=True)]), path="a", sha256="a")
+    store.add(
+        ParseResult(
+            "viewer", "cr", versions=[_version("20231117.0", [_node("510"), _node("510.1", "x", pos=1)], partial=True)]
+        ),
+        path="b",
+        sha256="b",
+    )
+    store.add(
+        ParseResult(
+            "viewer", "cr", versions=[_version("20231117.0", [_node("509"), _node("509.1", "y", pos=1)], partial=True)]
+        ),
+        path="a",
+        sha256="a",
+    )
     store.commit()
     [info] = store.versions()
     assert info.partial and info.documents == 2
@@ -52,8 +78,18 @@ def test_fragments_merge_into_one_version_in_clause_order(store):
 
 
 def test_whole_text_supersedes_fragments(store):
-    store.add(ParseResult("mtgwiki", "quote", versions=[_version("20260807.0", [_node("509.1", "q")], partial=True)]), path="q", sha256="q")
-    store.add(ParseResult("cr-ja", "cr", versions=[_version("20260807.0", [_node("509.1", "full"), _node("509.2", "b", pos=1)])]), path="f", sha256="f")
+    store.add(
+        ParseResult("mtgwiki", "quote", versions=[_version("20260807.0", [_node("509.1", "q")], partial=True)]),
+        path="q",
+        sha256="q",
+    )
+    store.add(
+        ParseResult(
+            "cr-ja", "cr", versions=[_version("20260807.0", [_node("509.1", "full"), _node("509.2", "b", pos=1)])]
+        ),
+        path="f",
+        sha256="f",
+    )
     store.commit()
     [info] = store.versions()
     assert not info.partial
@@ -62,7 +98,11 @@ def test_whole_text_supersedes_fragments(store):
 
 def test_identical_texts_are_stored_once(store):
     for label in ("20230101", "20240101"):
-        store.add(ParseResult("cr-en", "cr", versions=[_version(label, [_node("100.1", "same text")], lang="en")]), path=label, sha256=label)
+        store.add(
+            ParseResult("cr-en", "cr", versions=[_version(label, [_node("100.1", "same text")], lang="en")]),
+            path=label,
+            sha256=label,
+        )
     store.commit()
     assert store.conn.execute("SELECT COUNT(*) FROM contents").fetchone()[0] == 1
     assert [v.label for v, _ in store.rule_versions("mtg", "en", "100.1")] == ["20230101", "20240101"]
@@ -70,7 +110,11 @@ def test_identical_texts_are_stored_once(store):
 
 def test_version_order_pairs_japanese_with_english_date(store):
     for label, lang in (("20240101", "en"), ("20231117.0", "ja"), ("20231117", "en")):
-        store.add(ParseResult("x", "cr", versions=[_version(label, [_node("100.1", label)], lang=lang)]), path=label, sha256=label)
+        store.add(
+            ParseResult("x", "cr", versions=[_version(label, [_node("100.1", label)], lang=lang)]),
+            path=label,
+            sha256=label,
+        )
     store.commit()
     assert [v.label for v in store.versions("mtg", "en")] == ["20231117", "20240101"]
     assert store.get_version("mtg", "en", "latest").label == "20240101"
@@ -122,7 +166,9 @@ def test_a_shorter_text_is_refused_at_the_line_where_a_clause_goes_missing(store
     with pytest.raises(InputError) as exc:
         store.add(shorter, path="short.txt", sha256="b")
     # 509.1a is the clause before the missing one: node 4 of the shorter text, line 4
-    assert str(exc.value).startswith("short.txt:4: 4 clauses where the KB's mtg/ja/20260116.0 has 5 (509.1b is missing here)")
+    assert str(exc.value).startswith(
+        "short.txt:4: 4 clauses where the KB's mtg/ja/20260116.0 has 5 (509.1b is missing here)"
+    )
 
 
 def test_replace_lets_a_truncated_text_in_as_partial(store):

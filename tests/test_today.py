@@ -44,7 +44,12 @@ def test_each_japanese_text_knows_the_english_edition_it_renders(store):
     rows = {r["version"]: r for r in (v.as_json() for v in store.versions("mtg"))}
     assert rows["20260116.0"]["renders"] == "20260116" and rows["20260116"]["renders"] is None
     assert {rows[k]["provenance"] for k in ("20260116.0", "20231117.0", "5.5.0.0", "20260807.0", "20260116")} == {
-        "official-translation", "viewer", "private-translation", "wiki-quote", "official"}  # fmt: skip
+        "official-translation",
+        "viewer",
+        "private-translation",
+        "wiki-quote",
+        "official",
+    }
 
 
 def test_references_resolve_in_the_own_text_then_the_rendered_edition(store, client):
@@ -61,7 +66,9 @@ def test_references_resolve_in_the_own_text_then_the_rendered_edition(store, cli
     assert [r["url"] for r in old["references"] if r["rule"] == "502.2"] == ["/mtg/en/20081001/502.2"]
     assert store.node(_v(store, "en", "20081001"), "502.2").title == "First Strike"
     # The whole 20260116.0 resolves in its own text first.
-    assert client.get("/api/mtg/ja/20260116.0/509.1").get_json()["references"][0]["url"].startswith("/mtg/ja/20260116.0/")
+    assert (
+        client.get("/api/mtg/ja/20260116.0/509.1").get_json()["references"][0]["url"].startswith("/mtg/ja/20260116.0/")
+    )
     # The wiki quote's 733 is in neither its own text nor an edition it renders exactly: unlinked.
     quote = client.get("/api/mtg/ja/20260807.0/509.1").get_json()
     assert [r["url"] for r in quote["references"] if r["rule"] == "733"] == [None]
@@ -96,7 +103,10 @@ def test_version_lists_come_from_lineage_not_the_number(store, client):
     listed = {v["version"]: v["rule"] for v in data["versions"]}
     assert listed["20250207"] == "509" and listed["20260116"] == "509"
     assert listed["20080715"] == "309" and listed["19990423"] == "309"  # Declare Blockers Step was 309
-    assert all(store.node(_v(store, "en", label), r).title.lower().startswith("declare blockers") for label, r in listed.items())
+    assert all(
+        store.node(_v(store, "en", label), r).title.lower().startswith("declare blockers")
+        for label, r in listed.items()
+    )
 
 
 def test_an_old_clause_points_to_where_its_rule_lives_today(client):
@@ -174,7 +184,11 @@ def test_the_alignment_page_shows_one_section_side_by_side(client):
     assert whole["sections"] == list("123456789") and "side_by_side" not in whole
     rows = client.get("/api" + url + "?section=7").get_json()["side_by_side"]
     ward = next(r for r in rows if r["a_rule"] == "702.21a")
-    assert ward["b_rule"] == "702.21a" and ward["a_text"].startswith("護法は誘発型能力である") and "Ward is a triggered" in ward["b_text"]
+    assert (
+        ward["b_rule"] == "702.21a"
+        and ward["a_text"].startswith("護法は誘発型能力である")
+        and "Ward is a triggered" in ward["b_text"]
+    )
     page = client.get(url + "?section=6").get_data(as_text=True)
     assert '<table class="bitext">' in page and "610.5" in page  # the untranslated clause shows beside nothing
 

@@ -148,8 +148,13 @@ def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch
     def broken(*args, **kwargs):
         raise ValueError("corrupt lineage row")
 
-    for module, name in ((kb.history, "history"), (kb.links, "citations_for"), (kb.links, "saved"),
-                         (kb.diff, "diff_versions"), (kb.align, "align")):  # fmt: skip
+    for module, name in (
+        (kb.history, "history"),
+        (kb.links, "citations_for"),
+        (kb.links, "saved"),
+        (kb.diff, "diff_versions"),
+        (kb.align, "align"),
+    ):
         monkeypatch.setattr(module, name, broken)
     app = create_app(client.application.extensions["rulekb"].home.path)
     c = app.test_client()

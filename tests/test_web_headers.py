@@ -31,10 +31,16 @@ def _assert_secure(headers) -> None:
 
 @pytest.mark.parametrize(
     ("method", "path", "status"),
-    [("GET", "/", 200), ("GET", "/api/versions", 200), ("GET", "/mtg/ja/latest/999.9z", 404),
-     ("GET", "/mtg/ja/latest/509.x", 400), ("POST", "/", 405), ("DELETE", "/api/versions", 405),
-     ("GET", "/static/missing.css", 404)],
-)  # fmt: skip
+    [
+        ("GET", "/", 200),
+        ("GET", "/api/versions", 200),
+        ("GET", "/mtg/ja/latest/999.9z", 404),
+        ("GET", "/mtg/ja/latest/509.x", 400),
+        ("POST", "/", 405),
+        ("DELETE", "/api/versions", 405),
+        ("GET", "/static/missing.css", 404),
+    ],
+)
 def test_every_app_response_carries_the_security_headers(client, method, path, status):
     resp = client.open(path, method=method)
     assert resp.status_code == status
@@ -72,11 +78,13 @@ def _raw(port: int, request: bytes) -> dict[str, str]:
 
 @pytest.mark.parametrize(
     ("request_bytes", "status"),
-    [(b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 300_000 + b"\r\n\r\n", "431"),
-     (b"NONSENSE\r\n\r\n", "400"),
-     (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n", "400")],
+    [
+        (b"GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 300_000 + b"\r\n\r\n", "431"),
+        (b"NONSENSE\r\n\r\n", "400"),
+        (b"GET / HTTP/1.1\r\nHost: x\r\nContent-Length: nope\r\n\r\n", "400"),
+    ],
     ids=["431-headers-too-large", "400-bad-request-line", "400-bad-content-length"],
-)  # fmt: skip
+)
 def test_errors_waitress_answers_itself_carry_the_security_headers(home, request_bytes, status):
     server = start_in_thread(home)
     try:

@@ -52,7 +52,9 @@ def test_search_highlights_and_json_twin_agree(client):
 
 def test_search_filters_by_game_lang_and_version(client):
     data = api(client, "/search?q=ブロック&game=mtg&lang=ja&version=20231117.0")
-    assert data["results"] and {(r["game"], r["lang"], r["version"]) for r in data["results"]} == {("mtg", "ja", "20231117.0")}
+    assert data["results"] and {(r["game"], r["lang"], r["version"]) for r in data["results"]} == {
+        ("mtg", "ja", "20231117.0")
+    }
     data = api(client, "/search?q=ブロック&game=dm")
     assert data["results"] and {r["game"] for r in data["results"]} == {"dm"}
 
@@ -105,7 +107,9 @@ def test_clause_page(client):
     assert (data["prev"]["rule"], data["next"]["rule"]) == ("509", "509.2")
     assert [(d["rule"], d["anchor"]) for d in data["descendants"]] == [("509.1a", "#509.1a"), ("509.1c", "#509.1c")]
     assert data["descendants"][1]["text"] == JA_509_1C and data["descendants"][0]["examples"]
-    assert data["references"] == [{"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}]
+    assert data["references"] == [
+        {"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}
+    ]
     assert [v["version"] for v in data["versions"]] == ["20231117.0", "20260807.0"]
     assert [v["same_text"] for v in data["versions"]] == [True, False]
     assert [a["title"] for a in data["articles"]] == ["ブロック強制"]
@@ -196,7 +200,9 @@ def test_align_pages(client):
 
 def test_glossary_pairs_link_to_clauses(client):
     data = api(client, "/glossary?q=blocked")
-    assert [(t["term"], t["english"]) for t in data["terms"]] == [("ブロックされているクリーチャー", "blocked creature")]
+    assert [(t["term"], t["english"]) for t in data["terms"]] == [
+        ("ブロックされているクリーチャー", "blocked creature")
+    ]
     assert data["terms"][0]["used_in"][0]["url"] == "/mtg/ja/20231117.0/509.1"
     page = html(client, "/glossary")
     assert 'href="/mtg/ja/20231117.0/509.1a"' in page and "blocking creature" in page
@@ -238,14 +244,37 @@ def test_every_html_page_links_its_json_twin(client):
 SAVED_LINKS = {
     "against": "20240607",
     "citations": [
-        {"file": "tests/test_combat.py", "line": 12, "test": "tests/test_combat.py::test_blockers", "rule": "509.1",
-         "raw": "CR 509.1", "status": "ok", "result": "pass", "suggest": [], "note": ""},
-        {"file": "tests/test_combat.py", "line": 30, "test": "tests/test_combat.py::test_requirements", "rule": "509.1c",
-         "raw": "CR 509.1c", "status": "orphan", "suggest": ["509.1d"], "note": "509.1c was renumbered"},
+        {
+            "file": "tests/test_combat.py",
+            "line": 12,
+            "test": "tests/test_combat.py::test_blockers",
+            "rule": "509.1",
+            "raw": "CR 509.1",
+            "status": "ok",
+            "result": "pass",
+            "suggest": [],
+            "note": "",
+        },
+        {
+            "file": "tests/test_combat.py",
+            "line": 30,
+            "test": "tests/test_combat.py::test_requirements",
+            "rule": "509.1c",
+            "raw": "CR 509.1c",
+            "status": "orphan",
+            "suggest": ["509.1d"],
+            "note": "509.1c was renumbered",
+        },
     ],
-    "coverage": {"total": 4, "covered": 1, "percent": 25.0, "tests": 2, "tests_citing": 2,
-                 "sections": [{"section": "5", "title": "Turn Structure", "total": 4, "covered": 1, "percent": 25.0}],
-                 "uncovered": ["509.1a", "509.1d", "509.2"]},
+    "coverage": {
+        "total": 4,
+        "covered": 1,
+        "percent": 25.0,
+        "tests": 2,
+        "tests_citing": 2,
+        "sections": [{"section": "5", "title": "Turn Structure", "total": 4, "covered": 1, "percent": 25.0}],
+        "uncovered": ["509.1a", "509.1d", "509.2"],
+    },
 }
 
 
@@ -273,7 +302,9 @@ def test_clause_lists_the_tests_citing_it(client, monkeypatch):
     monkeypatch.setattr(services, "citations_for", lambda store, game, rule: cites if rule == "509.1" else [])
     app = create_app(client.application.extensions["rulekb"].home.path)
     data = app.test_client().get("/api/mtg/en/20231117/509.1").get_json()
-    assert [(t["test"], t["status"], t["result"]) for t in data["tests"]] == [("tests/test_combat.py::test_blockers", "ok", "pass")]
+    assert [(t["test"], t["status"], t["result"]) for t in data["tests"]] == [
+        ("tests/test_combat.py::test_blockers", "ok", "pass")
+    ]
     page = app.test_client().get("/mtg/en/20231117/509.1").get_data(as_text=True)
     assert "tests/test_combat.py::test_blockers" in page and '<span class="status ok">ok</span>' in page
 

@@ -46,7 +46,9 @@ def test_rule_page_shows_every_clause_in_full_with_anchors(client):
     assert [d["heading"] for d in data["descendants"]] == [2, 3, 3, 2]  # clauses h2, sub-clauses h3 under the h1
     html = page(client, "/mtg/ja/20231117.0/509")
     assert '<section class="sub d3" id="509.1c"' in html and '<a class="anchor" href="#509.1c">' in html
-    assert JA_509_1C in html and "例：プレイヤーはブロック・クリーチャーを1体選ぶ。" in html  # texts and examples, whole
+    assert (
+        JA_509_1C in html and "例：プレイヤーはブロック・クリーチャーを1体選ぶ。" in html
+    )  # texts and examples, whole
     # the page shows 509.1 … 509.2 already: reading on goes to the next rule
     assert data["next"]["rule"] == "510"
 
@@ -139,7 +141,9 @@ def test_large_diff_shows_sections_then_parts_on_demand(home, monkeypatch):
     assert all("inline" in ch for ch in part["changes"])
     assert c.get("/diff/mtg/en/20231117/20240607?part=8").status_code == 404
     monkeypatch.setattr(diffview, "LARGE", 4)
-    parts = create_app(home, {"WARMUP": False}).test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()["parts"]
+    parts = (
+        create_app(home, {"WARMUP": False}).test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()["parts"]
+    )
     assert "5" in [p["key"] for p in parts]  # a section within bounds stays whole
 
 
@@ -174,7 +178,9 @@ def test_front_page_shows_the_latest_update(client):
     data = api(client, "")  # /api: the front page's data
     (card,) = data["latest"]
     assert (card["old"]["version"], card["new"]["version"]) == ("20231117", "20240607")
-    assert {"rule": "509.2", "kind": "added"}.items() <= next(c for c in card["changes"] if c["rule"] == "509.2").items()
+    assert {"rule": "509.2", "kind": "added"}.items() <= next(
+        c for c in card["changes"] if c["rule"] == "509.2"
+    ).items()
     html = page(client, "/")
     assert "最新の改訂" in html and 'href="/diff/mtg/en/20231117/20240607"' in html
     assert "<h1>" in html
@@ -213,6 +219,8 @@ def test_search_results_are_not_all_bold(client):
     assert '<li class="result kind-rule">' in html and 'class="result rule"' not in html
 
 
-@pytest.mark.parametrize(("value", "shown"), [(1.0, "100%"), (0.997, "99.7%"), (0.9999, "99.9%"), (0.5, "50%"), (None, "0%")])
+@pytest.mark.parametrize(
+    ("value", "shown"), [(1.0, "100%"), (0.997, "99.7%"), (0.9999, "99.9%"), (0.5, "50%"), (None, "0%")]
+)
 def test_similarity_never_rounds_a_difference_away(value, shown):
     assert percent(value) == shown

@@ -25,9 +25,17 @@ def client(home):
 
 @pytest.mark.parametrize(
     ("header", "coding"),
-    [("gzip, deflate, br", "br"), ("gzip", "gzip"), ("br;q=0, gzip", "gzip"), ("identity", None), ("", None),
-     ("*", "br"), ("*;q=0", None), ("GZIP;q=0.5", "gzip")],
-)  # fmt: skip
+    [
+        ("gzip, deflate, br", "br"),
+        ("gzip", "gzip"),
+        ("br;q=0, gzip", "gzip"),
+        ("identity", None),
+        ("", None),
+        ("*", "br"),
+        ("*;q=0", None),
+        ("GZIP;q=0.5", "gzip"),
+    ],
+)
 def test_choose_honours_accept_encoding(header, coding):
     assert choose(header) == coding
 
@@ -50,7 +58,9 @@ def test_pages_and_json_are_compressed_when_accepted(client, coding, unpack):
 
 def test_conditional_requests_still_answer_304(client):
     first = client.get("/mtg/ja/20231117.0/509.1", headers={"Accept-Encoding": "br"})
-    again = client.get("/mtg/ja/20231117.0/509.1", headers={"Accept-Encoding": "br", "If-None-Match": first.headers["ETag"]})
+    again = client.get(
+        "/mtg/ja/20231117.0/509.1", headers={"Accept-Encoding": "br", "If-None-Match": first.headers["ETag"]}
+    )
     assert again.status_code == 304 and again.data == b""
 
 
@@ -60,8 +70,10 @@ def test_compressed_bodies_are_kept_per_etag():
 
     def app(environ, start_response):
         calls.append(environ["PATH_INFO"])
-        start_response("200 OK", [("Content-Type", "text/html; charset=utf-8"), ("ETag", 'W/"gen-1"'),
-                                  ("Content-Length", str(len(body)))])  # fmt: skip
+        start_response(
+            "200 OK",
+            [("Content-Type", "text/html; charset=utf-8"), ("ETag", 'W/"gen-1"'), ("Content-Length", str(len(body)))],
+        )
         return [body]
 
     wrapped = Compress(app)

@@ -124,7 +124,9 @@ def test_a_port_in_use_or_out_of_range_is_a_one_line_error(tmp_path):
     make_generation(tmp_path, "gen-a", _one_clause("文面"))
     server = start_in_thread(tmp_path)
     try:
-        with pytest.raises(RulekbError, match=rf"cannot listen on 127.0.0.1:{server.effective_port}: Address already in use"):
+        with pytest.raises(
+            RulekbError, match=rf"cannot listen on 127.0.0.1:{server.effective_port}: Address already in use"
+        ):
             make_server(tmp_path, "127.0.0.1", server.effective_port)
     finally:
         server.close()

@@ -81,8 +81,13 @@ class Compress:
         kind = names.get("content-type", "").split(";")[0].strip()
         if kind in TYPES:
             headers = _vary(headers)
-        if (coding is None or kind not in TYPES or "content-encoding" in names or len(body) < MIN_SIZE
-                or status[:3] in ("206", "304")):  # fmt: skip
+        if (
+            coding is None
+            or kind not in TYPES
+            or "content-encoding" in names
+            or len(body) < MIN_SIZE
+            or status[:3] in ("206", "304")
+        ):
             start_response(status, headers, captured["exc_info"])
             return [body]
         packed = self._packed(body, coding, names.get("etag"), environ)

@@ -21,12 +21,25 @@ LARGE = 150  # changes
 
 def _base(vo: VersionInfo, vn: VersionInfo) -> dict:
     return {
-        "game": vo.game, "lang": vo.lang, "old": version_json(vo), "new": version_json(vn),
-        "unavailable": None, "same_version": vo.id == vn.id, "reversed": False, "swap_url": None,
-        "identical": vo.id == vn.id, "wording_only": False, "large": False, "part": None,
-        "summary": {}, "parts": [], "changes": [], "_groups": {}, "_folded": [],
+        "game": vo.game,
+        "lang": vo.lang,
+        "old": version_json(vo),
+        "new": version_json(vn),
+        "unavailable": None,
+        "same_version": vo.id == vn.id,
+        "reversed": False,
+        "swap_url": None,
+        "identical": vo.id == vn.id,
+        "wording_only": False,
+        "large": False,
+        "part": None,
+        "summary": {},
+        "parts": [],
+        "changes": [],
+        "_groups": {},
+        "_folded": [],
         "canonical": f"/diff/{vo.game}/{vo.lang}/{vo.label}/{vn.label}",
-    }  # fmt: skip
+    }
 
 
 def summary(s: Store, vo: VersionInfo, vn: VersionInfo) -> dict:
@@ -50,10 +63,14 @@ def summary(s: Store, vo: VersionInfo, vn: VersionInfo) -> dict:
     groups, folded = fold.split_changes(changes)
     counts = fold.summary(groups, folded)
     return {
-        **ctx, "summary": counts, "changes": changes, "parts": _parts(s, vo, vn, changes),
-        "identical": counts["total"] == 0, "wording_only": counts["total"] > 0 and counts["total"] == counts["folded"],
+        **ctx,
+        "summary": counts,
+        "changes": changes,
+        "parts": _parts(s, vo, vn, changes),
+        "identical": counts["total"] == 0,
+        "wording_only": counts["total"] > 0 and counts["total"] == counts["folded"],
         "large": counts["total"] > LARGE,
-    }  # fmt: skip
+    }
 
 
 def _change(vo: VersionInfo, vn: VersionInfo, ch: dict) -> dict:
@@ -87,12 +104,26 @@ def _parts(s: Store, vo: VersionInfo, vn: VersionInfo, changes: list[dict]) -> l
     for key in sorted(groups, key=lambda k: (k[:1], len(k), k)):
         node = s.node(vn, key) or s.node(vo, key)
         counts = {k: sum(1 for c in groups[key] if c["kind"] == k) for k in fold.KINDS}
-        parts.append({"key": key, "title": node.title if node else "", "counts": counts,
-                      "total": len(groups[key]), "url": url + key})  # fmt: skip
+        parts.append(
+            {
+                "key": key,
+                "title": node.title if node else "",
+                "counts": counts,
+                "total": len(groups[key]),
+                "url": url + key,
+            }
+        )
     n_folded = sum(1 for c in changes if c["folded"])
     if n_folded:
-        parts.append({"key": "folded", "title": "表記・参照番号だけの変更", "counts": {}, "total": n_folded,
-                      "url": url + "folded"})  # fmt: skip
+        parts.append(
+            {
+                "key": "folded",
+                "title": "表記・参照番号だけの変更",
+                "counts": {},
+                "total": n_folded,
+                "url": url + "folded",
+            }
+        )
     return parts
 
 
@@ -107,8 +138,14 @@ def part(s: Store, base: dict, vo: VersionInfo, vn: VersionInfo, key: str) -> di
     texts = _Texts(s, vo, vn)
     changes = [texts.annotate(dict(c)) for c in chosen]
     groups, folded = fold.split_changes(changes)
-    return {**base, "part": key, "changes": changes, "_groups": groups, "_folded": folded,
-            "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}")}  # fmt: skip
+    return {
+        **base,
+        "part": key,
+        "changes": changes,
+        "_groups": groups,
+        "_folded": folded,
+        "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}"),
+    }
 
 
 class _Texts:

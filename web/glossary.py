@@ -15,9 +15,16 @@ def build(s: Store, game: str | None, lang: str | None) -> list[dict]:
     """Entries of a game and language (for Japanese, the English ones it has no entry for), linked."""
     out = []
     for e in glossary.entries(s, game, lang, fallback=lang == "ja"):
-        uses = [{"rule": u["rule"], "url": clause_url(e["game"], u["lang"], u["version"], u["rule"])} for u in e["used_in"]]
-        cites = [{"rule": c["rule"], "url": clause_url(e["game"], c["lang"], c["version"], c["rule"]) if c["version"] else None}
-                 for c in e["cites"]]  # fmt: skip
+        uses = [
+            {"rule": u["rule"], "url": clause_url(e["game"], u["lang"], u["version"], u["rule"])} for u in e["used_in"]
+        ]
+        cites = [
+            {
+                "rule": c["rule"],
+                "url": clause_url(e["game"], c["lang"], c["version"], c["rule"]) if c["version"] else None,
+            }
+            for c in e["cites"]
+        ]
         search = "/search?" + urlencode({"q": e["term"], "game": e["game"], "jump": "0"})
         out.append({**e, "used_in": uses, "cites": cites, "search_url": search})
     return out

@@ -12,14 +12,28 @@ def locate(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
     """What the KB knows of ``rule`` around version ``v``, for a page that says where to go instead."""
     held = s.rule_versions(game, lang, rule)
     order = {x.id: i for i, x in enumerate(s.versions(game, lang))}
-    info: dict = {"rule": rule, "game": game, "lang": lang, "version": v.label, "partial": v.partial,
-                  "held": None, "now": None, "removed_in": None, "created_in": None, "was": None}  # fmt: skip
+    info: dict = {
+        "rule": rule,
+        "game": game,
+        "lang": lang,
+        "version": v.label,
+        "partial": v.partial,
+        "held": None,
+        "now": None,
+        "removed_in": None,
+        "created_in": None,
+        "was": None,
+    }
     if not held:
         return info
     first, last = held[0][0], held[-1][0]
-    info["held"] = {"count": len(held), "first": first.label, "last": last.label,
-                    "first_url": clause_url(game, lang, first.label, rule),
-                    "last_url": clause_url(game, lang, last.label, rule)}  # fmt: skip
+    info["held"] = {
+        "count": len(held),
+        "first": first.label,
+        "last": last.label,
+        "first_url": clause_url(game, lang, first.label, rule),
+        "last_url": clause_url(game, lang, last.label, rule),
+    }
     if not v.sort_date:  # an undated text stands outside the lineage
         return info
     here = order[v.id]

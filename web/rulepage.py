@@ -48,10 +48,17 @@ def descendants(s: Store, v: VersionInfo, rule: str, refs: References) -> list[d
 
 def _full(n: NodeRecord, v: VersionInfo, refs: References, heading: int) -> dict:
     return {
-        "rule": n.rule, "depth": depth(n.rule), "heading": heading, "title": n.title, "text": n.text,
-        "segments": reference_segments(n.text, n.references, refs.url), "examples": n.examples, "notes": n.notes,
-        "url": clause_url(v.game, v.lang, v.label, n.rule), "anchor": "#" + n.rule,
-    }  # fmt: skip
+        "rule": n.rule,
+        "depth": depth(n.rule),
+        "heading": heading,
+        "title": n.title,
+        "text": n.text,
+        "segments": reference_segments(n.text, n.references, refs.url),
+        "examples": n.examples,
+        "notes": n.notes,
+        "url": clause_url(v.game, v.lang, v.label, n.rule),
+        "anchor": "#" + n.rule,
+    }
 
 
 def citation(v: VersionInfo, rule: str) -> str:

@@ -54,8 +54,14 @@ def listen(host: str, port: int) -> socket.socket:
     return sock
 
 
-def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000, *,
-                sock: socket.socket | None = None, **options):  # fmt: skip
+def make_server(
+    home: str | os.PathLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 5000,
+    *,
+    sock: socket.socket | None = None,
+    **options,
+):
     """A waitress server ready to ``run()`` (port 0 picks a free port: see ``server.effective_port``)."""
     from waitress.server import create_server
 
@@ -67,8 +73,13 @@ def make_server(home: str | os.PathLike | None = None, host: str = "127.0.0.1", 
     return server
 
 
-def serve(home: str | os.PathLike | None = None, host: str = "127.0.0.1", port: int = 5000,
-          workers: int | None = None, **options) -> None:  # fmt: skip
+def serve(
+    home: str | os.PathLike | None = None,
+    host: str = "127.0.0.1",
+    port: int = 5000,
+    workers: int | None = None,
+    **options,
+) -> None:
     """Serve until interrupted, with ``workers`` processes (default: one per core)."""
     workers = workers or default_workers()
     sock = listen(host, port)

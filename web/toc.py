@@ -25,9 +25,13 @@ def matching(nodes: list[dict], q: str) -> list[dict]:
     ancestors so that each match keeps its place in the tree."""
     rule = ruleid.normalize(q)
     needle = q.casefold()
-    hits = {n["rule"] for n in nodes
-            if n["rule"].startswith(rule) or needle in (n["title"] or "").casefold()
-            or needle in (n["excerpt"] or "").casefold()}  # fmt: skip
+    hits = {
+        n["rule"]
+        for n in nodes
+        if n["rule"].startswith(rule)
+        or needle in (n["title"] or "").casefold()
+        or needle in (n["excerpt"] or "").casefold()
+    }
     keep = set(hits)
     for r in hits:
         keep.update(ruleid.ancestors(r) if ruleid.parse(r) else [])
@@ -52,9 +56,11 @@ def _item(n: dict, out: list[str]) -> None:
     out.append(f'<li class="d{n["depth"]}" data-rule="{escape(n["rule"])}">')
     if n["children"] and n["depth"] < 2:
         label = "の規則を全文で読む" if n["depth"] == 1 else "の規則一覧"
-        out.append(f'<details{" open" if n["open"] else ""}><summary><span class="rid">{escape(n["rule"])}</span> '
-                   f'{escape(n["title"] or n["excerpt"])}</summary><ul><li class="self"><a href="{escape(n["url"])}">'
-                   f'<span class="rid">{escape(n["rule"])}</span> {label}</a></li>')  # fmt: skip
+        out.append(
+            f'<details{" open" if n["open"] else ""}><summary><span class="rid">{escape(n["rule"])}</span> '
+            f'{escape(n["title"] or n["excerpt"])}</summary><ul><li class="self"><a href="{escape(n["url"])}">'
+            f'<span class="rid">{escape(n["rule"])}</span> {label}</a></li>'
+        )
         _children(n, out)
         out.append("</ul></details>")
     elif n["children"]:

@@ -37,9 +37,14 @@ def versions_with_changes(s: Store) -> list[dict]:
         row["update"] = None
         if prev is not None:
             changed = {k: c[k] for k in KINDS}
-            row["update"] = {"previous": prev.label, "diff_url": diff_url(prev, v), **changed,
-                             "reference_only": c["reference_only"], "editorial": c["editorial"],
-                             "total": sum(changed.values())}  # fmt: skip
+            row["update"] = {
+                "previous": prev.label,
+                "diff_url": diff_url(prev, v),
+                **changed,
+                "reference_only": c["reference_only"],
+                "editorial": c["editorial"],
+                "total": sum(changed.values()),
+            }
         rows.append(row)
     return rows
 
@@ -63,11 +68,17 @@ def latest(s: Store) -> list[dict]:
         shown = [
             ch for ch in changes if not fold.is_folded(ch) and not (ch["kind"] == "moved" and ch["similarity"] >= 1)
         ]
-        cards.append({
-            "old": version_json(prev), "new": version_json(v), "diff_url": diff_url(prev, v),
-            "counts": {k: c[k] for k in KINDS} | {"reference_only": c["reference_only"], "editorial": c["editorial"]},
-            "changes": [_link(prev, v, ch) for ch in shown[:LATEST_SHOWN]], "more": max(0, len(shown) - LATEST_SHOWN),
-        })  # fmt: skip
+        cards.append(
+            {
+                "old": version_json(prev),
+                "new": version_json(v),
+                "diff_url": diff_url(prev, v),
+                "counts": {k: c[k] for k in KINDS}
+                | {"reference_only": c["reference_only"], "editorial": c["editorial"]},
+                "changes": [_link(prev, v, ch) for ch in shown[:LATEST_SHOWN]],
+                "more": max(0, len(shown) - LATEST_SHOWN),
+            }
+        )
     return cards
 
 

@@ -16,8 +16,16 @@ def scan(paths: list[str], game: str = "mtg") -> list[Citation]:
     return list(scan_tree(paths, game).citations)
 
 
-def link(store, paths: list[str], *, game: str = "mtg", against: str | None = None, junit=(), save: bool = False,
-         git: bool = True) -> dict:  # fmt: skip
+def link(
+    store,
+    paths: list[str],
+    *,
+    game: str = "mtg",
+    against: str | None = None,
+    junit=(),
+    save: bool = False,
+    git: bool = True,
+) -> dict:
     """DESIGN.md link JSON: every citation resolved against ``against`` (default the newest), plus coverage."""
     from kb.links.run import run
 

@@ -39,11 +39,15 @@ class Copies:
         self.store = store
         self.vids = [v.id for v in versions if not v.partial]
         marks = ",".join("?" * len(self.vids))
-        rows = store.conn.execute(
-            "SELECT DISTINCT c.hash, c.text FROM contents c JOIN nodes n ON n.hash = c.hash"
-            f" WHERE n.version_id IN ({marks})",
-            self.vids,
-        ).fetchall() if self.vids else []  # fmt: skip
+        rows = (
+            store.conn.execute(
+                "SELECT DISTINCT c.hash, c.text FROM contents c JOIN nodes n ON n.hash = c.hash"
+                f" WHERE n.version_id IN ({marks})",
+                self.vids,
+            ).fetchall()
+            if self.vids
+            else []
+        )
         self.hashes = [h for h, _ in rows]
         texts = [norm(t) for _, t in rows]
         self.starts, pos = [], 0

@@ -11,8 +11,9 @@ from kb.store import Store, VersionInfo
 _COVERING = ("ok", "stale")  # a mis-numbered citation (mismatch) or a missing id (orphan) covers nothing
 
 
-def coverage(citations: list[dict], tests: list[FoundTest], store: Store | None = None,
-             version: VersionInfo | None = None) -> dict:  # fmt: skip
+def coverage(
+    citations: list[dict], tests: list[FoundTest], store: Store | None = None, version: VersionInfo | None = None
+) -> dict:
     """Coverage JSON: per section and rule, covered and uncovered clauses; citations per test."""
     per_test = Counter({t.id: 0 for t in tests})
     clauses: dict[str, dict] = {}
@@ -58,14 +59,35 @@ def coverage(citations: list[dict], tests: list[FoundTest], store: Store | None 
                 entry["covered_clauses" if cited else "uncovered"].append(n.rule)
     total = sum(s["total"] for s in sections.values())
     covered = sum(s["covered"] for s in sections.values())
-    out.update({
-        "version": version.label,
-        "total": total, "covered": covered, "percent": round(100 * covered / total, 1) if total else 0.0,
-        "sections": [{"section": k, "title": v["title"], "total": v["total"], "covered": v["covered"],
-                      "percent": round(100 * v["covered"] / v["total"], 1)} for k, v in sections.items()],
-        "rules": [{"rule": k, "title": v["title"], "total": v["total"], "covered": v["covered"],
-                   "covered_clauses": v["covered_clauses"], "uncovered": v["uncovered"]}
-                  for k, v in rules.items() if v["total"]],
-        "uncovered": [r for v in rules.values() for r in v["uncovered"]],
-    })  # fmt: skip
+    out.update(
+        {
+            "version": version.label,
+            "total": total,
+            "covered": covered,
+            "percent": round(100 * covered / total, 1) if total else 0.0,
+            "sections": [
+                {
+                    "section": k,
+                    "title": v["title"],
+                    "total": v["total"],
+                    "covered": v["covered"],
+                    "percent": round(100 * v["covered"] / v["total"], 1),
+                }
+                for k, v in sections.items()
+            ],
+            "rules": [
+                {
+                    "rule": k,
+                    "title": v["title"],
+                    "total": v["total"],
+                    "covered": v["covered"],
+                    "covered_clauses": v["covered_clauses"],
+                    "uncovered": v["uncovered"],
+                }
+                for k, v in rules.items()
+                if v["total"]
+            ],
+            "uncovered": [r for v in rules.values() for r in v["uncovered"]],
+        }
+    )
     return out

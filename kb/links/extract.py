@@ -66,6 +66,40 @@ def _context(text: str, offset: int) -> str:
     return text[start : end if end >= 0 else min(len(text), offset + CONTEXT)]
 
 
+def _name_citations(src: scanner.SourceFile, frames: list, prose: list[Cite], file_date, game: str) -> list[Cite]:
+    """Ids in test names: identifiers with underscores, and Kotlin `backtick names` (not those already
+    read as prose: Kotest's test("CR 509.1c") { })."""
+    cited = {(c.line, c.test, c.rule) for c in prose}
+    out = []
+    for f in frames:
+        if not f.test or src.language in ("gherkin", "typescript", "javascript"):
+            continue
+        hits = forms.find_name_ids(f.name, game)
+        if " " in f.name:  # a Kotlin `backtick name` may spell ids either way
+            hits = sorted(forms.find_ids(f.name, game) + hits, key=lambda fd: fd.offset)
+        for fd in hits:
+            if (f.line, f.id, fd.rule) in cited:
+                continue
+            out.append(
+                Cite(
+                    file=src.rel,
+                    line=f.line,
+                    rule=fd.rule,
+                    raw=fd.raw,
+                    test=f.id,
+                    kind="test",
+                    language=src.language,
+                    game=fd.game,
+                    scope="name",
+                    written=file_date.isoformat() if file_date else "",
+                    written_from="file" if file_date else "",
+                    context=f.name.replace("_", " "),
+                    path=src.path,
+                )
+            )
+    return out
+
+
 def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     """Citations and tests of one lexed file."""
     out = Scan(files=1)
@@ -86,9 +120,19 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         scope, tests = units.owner(roots, offset)
         line = src.line_of(offset)
         ctx = scanner.prose(scanner.Region(region.kind, 0, _context(region.text, found.offset)))
-        base = dict(file=src.rel, line=line, rule=found.rule, raw=found.raw.strip(), language=src.language,
-                    game=found.game, written=written.isoformat() if written else "", written_from=how,
-                    context=ctx, path=src.path, range_to=found.range_to)  # fmt: skip
+        base = dict(
+            file=src.rel,
+            line=line,
+            rule=found.rule,
+            raw=found.raw.strip(),
+            language=src.language,
+            game=found.game,
+            written=written.isoformat() if written else "",
+            written_from=how,
+            context=ctx,
+            path=src.path,
+            range_to=found.range_to,
+        )
         if scope == "code":
             out.citations.append(Cite(test="", kind="code", scope="code", **base))
         elif scope == "class" and found.range_to:
@@ -119,26 +163,12 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
             if written is None and file_date:
                 written, how = file_date, "file"
             emit(fd, r.start + fd.offset, r, written, how)
-    # Test names: identifiers with underscores, and Kotlin `backtick names`.
-    cited = {(c.line, c.test, c.rule) for c in out.citations}
-    for f in every:
-        if not f.test or src.language in ("gherkin", "typescript", "javascript"):
-            continue
-        hits = forms.find_name_ids(f.name, game)
-        if " " in f.name:  # a Kotlin `backtick name` may spell ids either way
-            hits = sorted(forms.find_ids(f.name, game) + hits, key=lambda fd: fd.offset)
-        for fd in hits:
-            if (f.line, f.id, fd.rule) in cited:
-                continue  # the name is a string literal already read as prose (Kotest's test("CR 509.1c") { })
-            out.citations.append(Cite(file=src.rel, line=f.line, rule=fd.rule, raw=fd.raw, test=f.id, kind="test",
-                                      language=src.language, game=fd.game, scope="name",
-                                      written=file_date.isoformat() if file_date else "",
-                                      written_from="file" if file_date else "", context=f.name.replace("_", " "),
-                                      path=src.path))  # fmt: skip
+    out.citations += _name_citations(src, every, out.citations, file_date, game)
     # The same id written the same way twice on a line for one test (a parametrize value and its id) is one citation.
     seen: set[tuple] = set()
-    out.citations = [c for c in out.citations
-                     if (k := (c.line, c.test, c.rule, c.scope, c.raw)) not in seen and not seen.add(k)]  # fmt: skip
+    out.citations = [
+        c for c in out.citations if (k := (c.line, c.test, c.rule, c.scope, c.raw)) not in seen and not seen.add(k)
+    ]
     out.citations.sort(key=lambda c: (c.line, c.test))
     return out
 

@@ -33,17 +33,27 @@ _WHOLE_MORE = re.compile(
 )
 # A list that elides the number: "608.3a and b", "702.19b, c, and d" (letters rise; "400.7d, a permanent"
 # and "104.2b, e.g." are prose).
-_MORE = re.compile(
-    rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s*[&/]\s*|\s+(?:and|or)\s+)([{_L}])(?![0-9A-Za-z_]|\.[A-Za-z]|'\w)"
-)
+_MORE = re.compile(rf"(?:\s*,\s*(?:and\s+|or\s+)?|\s*[&/]\s*|\s+(?:and|or)\s+)([{_L}])(?![0-9A-Za-z_]|\.[A-Za-z]|'\w)")
 # Rules-site anchors (Yawgatog / mtg.wtf style): …/magic-rules/#R7029 is 702.9, #R702102b is 702.102b.
 _ANCHOR = re.compile(rf"(?<=\S)#R([1-9]\d{{2}})\.?((?:[1-9]\d{{0,2}})?)([{_L}]{{1,2}})?(?![0-9A-Za-z_])")
 _DM_CUE = re.compile(r"総合ゲームルール\s*$")
 # Test names: test_104_3b_player_with_zero_life_loses_the_game, test_Rules_111_4_Example1.
 _NAME_ID = re.compile(rf"(?<![0-9])([1-9]\d{{2}})_([1-9]\d{{0,2}})([{_L}]{{1,2}})?(?![0-9A-Za-z])")
 _DATE = re.compile(r"(?<![0-9])((?:19|20)\d{2})(-?)(\d{2})\2(\d{2})(?![0-9])")
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december")  # fmt: skip
+_MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
 _LONG_DATE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 _WRITTEN = re.compile(r"written\s+against\s*:?\s*(?:CR\s*)?(\S+)", re.IGNORECASE)
 # The edition a file names as its source: "Based on MagicCompRules 20251114.txt",
@@ -260,8 +270,11 @@ def embedded_copy(text: str) -> dict | None:
     named = _EDITION.search(head)
     label = parse_date(named.group(1)) if named else None
     edition = label or when
-    return {"edition": edition.strftime("%Y%m%d") if edition else None,
-            "effective": when.isoformat() if when else None, "lines": text.count("\n") + 1}  # fmt: skip
+    return {
+        "edition": edition.strftime("%Y%m%d") if edition else None,
+        "effective": when.isoformat() if when else None,
+        "lines": text.count("\n") + 1,
+    }
 
 
 def quotes(text: str) -> list[str]:

@@ -13,8 +13,11 @@ def line_dates(path: str) -> dict[int, date]:
     try:
         proc = subprocess.run(
             ["git", "-C", folder, "blame", "--line-porcelain", "--", os.path.basename(path)],
-            capture_output=True, text=True, timeout=60, errors="replace",
-        )  # fmt: skip
+            capture_output=True,
+            text=True,
+            timeout=60,
+            errors="replace",
+        )
     except (OSError, subprocess.SubprocessError):
         return {}
     if proc.returncode != 0:

@@ -26,8 +26,9 @@ def read(path: str) -> list[Case]:
     try:
         root = ET.parse(path).getroot()
     except ET.ParseError as exc:
-        raise InputError(f"not valid XML: {exc.msg if hasattr(exc, 'msg') else exc}", path=path,
-                         line=exc.position[0]) from None  # fmt: skip
+        raise InputError(
+            f"not valid XML: {exc.msg if hasattr(exc, 'msg') else exc}", path=path, line=exc.position[0]
+        ) from None
     except OSError as exc:
         raise InputError(f"cannot read: {exc.strerror}", path=path) from None
     if root.tag not in ("testsuites", "testsuite"):
@@ -69,8 +70,12 @@ def results(cases: list[Case], tests: list[FoundTest]) -> dict[str, str]:
     out: dict[str, str] = {}
     for case in cases:
         name = _bare(case.name)
-        hits = (exact.get((case.classname, name)) or exact.get((case.classname, case.name))
-                or by_tail.get((_tail(case.classname), name)) or by_id.get(name))  # fmt: skip
+        hits = (
+            exact.get((case.classname, name))
+            or exact.get((case.classname, case.name))
+            or by_tail.get((_tail(case.classname), name))
+            or by_id.get(name)
+        )
         if not hits:
             only = by_name.get(name) or by_name.get(case.name) or []
             hits = only if len(only) == 1 else []

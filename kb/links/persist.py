@@ -27,9 +27,12 @@ def save(store: Store, result: dict) -> int:
     ).lastrowid
     store.conn.executemany(
         "INSERT INTO link_citations VALUES(?,?,?,?)",
-        [(run, c.get("game") or result.get("game", "mtg"), c["rule"], json.dumps(c, ensure_ascii=False))
-         for c in result["citations"] if c.get("kind") != "label"],  # a group's label cites no clause
-    )  # fmt: skip
+        [
+            (run, c.get("game") or result.get("game", "mtg"), c["rule"], json.dumps(c, ensure_ascii=False))
+            for c in result["citations"]
+            if c.get("kind") != "label"
+        ],  # a group's label cites no clause
+    )
     store.commit()
     return run
 

@@ -30,9 +30,16 @@ _VERB_BEFORE = re.compile(
 # ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to").
 _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|as)\b")
 _COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|''')\s*")
-_REASONS = {"pronoun": "pronouns", "typography": "quote style", "reference": "cross-references renumbered",
-            "note": "notes", "example": "examples", "typo": "typo fix", "rename": "renamed terms",
-            "spacing": "spacing"}  # fmt: skip
+_REASONS = {
+    "pronoun": "pronouns",
+    "typography": "quote style",
+    "reference": "cross-references renumbered",
+    "note": "notes",
+    "example": "examples",
+    "typo": "typo fix",
+    "rename": "renamed terms",
+    "spacing": "spacing",
+}
 # How far the line's words must favour another clause before they count against the cited one.
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the same clause renumbered
@@ -228,8 +235,11 @@ class Resolver:
         if self._copies is None:
             self._copies = copied.Copies(self.store, self.chain)
         order = {v.id: i for i, v in enumerate(self.chain)}
-        places = [(order[vid], rule) for vid, rule in self._copies.places(self._copies.holders(words))
-                  if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)]  # fmt: skip
+        places = [
+            (order[vid], rule)
+            for vid, rule in self._copies.places(self._copies.holders(words))
+            if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)
+        ]
         if lead == cite.rule:
             places = [p for p in places if p[1] == cite.rule]  # a label the text never had is the engine's slip
         if not places:
@@ -247,8 +257,11 @@ class Resolver:
         near = self.named(cite.context, around=cite) if named else []
         if named and not self.named(cite.context) and len(evidence.stems(cite.context)) <= 1:
             near = self.named(prev)  # "// Provoke: …" above a bare "// 702.40a"; a line with words speaks for itself
-        topics = [t for t in self.view(self.against).topics() if t[0] <= own.keys()
-                  and max(self.idf().of(s) for s in t[0]) >= 2.0]  # fmt: skip
+        topics = [
+            t
+            for t in self.view(self.against).topics()
+            if t[0] <= own.keys() and max(self.idf().of(s) for s in t[0]) >= 2.0
+        ]
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
         topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
         return Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
@@ -272,9 +285,12 @@ class Resolver:
         if around is not None:
             at = text.find(around.rule.split(".")[0] + ".")
             text = text[max(0, at - 40) : at + len(around.raw) + 40] if at >= 0 else text
-        out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text)
-               if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
-               and not (m.group(1) != self._forms[m.group(1)] and _VERB_AFTER.match(text, m.end()))]  # fmt: skip
+        out = [
+            self._forms[m.group(1)]
+            for m in self._keyword_re.finditer(text)
+            if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+            and not (m.group(1) != self._forms[m.group(1)] and _VERB_AFTER.match(text, m.end()))
+        ]
         return list(dict.fromkeys(out))
 
     # -- agreement -------------------------------------------------------------------------
@@ -296,8 +312,7 @@ class Resolver:
             # ("Activate only as a sorcery" means …). Card wording the rules merely mention in passing ("at
             # the beginning of your upkeep", "if it was kicked") is the engine's card text, and a quote from
             # another id cited on the line is that id's.
-            theirs = " ".join(view.family(r) for s in siblings if s != cite.rule
-                              for r in (s, ruleid.parent(s)) if r)  # fmt: skip
+            theirs = " ".join(view.family(r) for s in siblings if s != cite.rule for r in (s, ruleid.parent(s)) if r)
             if any(self.quoted_against(q, cite.rule, version, theirs) for q in said.quotes):
                 return False, []
         if not said.keywords:
@@ -307,8 +322,11 @@ class Resolver:
             return True, []
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
         mentioned = norm(family)
-        foreign = [kw for kw in said.keywords if kw not in others and kw != own
-                   and not any(f" {f} " in f" {mentioned} " for f in _inflections(kw))]  # fmt: skip
+        foreign = [
+            kw
+            for kw in said.keywords
+            if kw not in others and kw != own and not any(f" {f} " in f" {mentioned} " for f in _inflections(kw))
+        ]
         mate = self.paired(cite, siblings, version)
         if mate is not None:  # "702.40a & 702.110b: provoke … menace": menace is 702.110b's, provoke the other's
             wrong = [mate] if mate in foreign else []
@@ -372,8 +390,9 @@ class Resolver:
         mine = self.fit(said, cite.rule, version)
         family = self.view(version).stems(cite.rule)
         # a topic the line names outright ("day and night") that the cited clause never speaks of
-        foreign = any(not (words & family) and sum(self.idf().of(w) for w in words) >= 5.0
-                      for words, _, _ in said.topics)  # fmt: skip
+        foreign = any(
+            not (words & family) and sum(self.idf().of(w) for w in words) >= 5.0 for words, _, _ in said.topics
+        )
         if mine > (STRONG_FIT if foreign else WEAK_FIT):
             return None
         margin = MARGIN / 2 if foreign else MARGIN
@@ -382,15 +401,31 @@ class Resolver:
         # a neighbour under the same rule only on a rare word of the line that the cited clause never uses
         # ("megamorph" above 702.37d): shared everyday words ("player", "trigger") prove nothing
         rare = {w for w in said.own if self.idf().of(w) >= RARE and w not in family}
-        near = [*self.same_rule(cite.rule, said),
-                *(r for _, head, _ in said.topics if _head(head) == _head(cite.rule)
-                  for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
-        rivals = [*self.holders(cite.rule), *(r for _, head, _ in said.topics if _head(head) != _head(cite.rule)
-                                              for r in self.topic_target(head, cite, said)[:1])]  # fmt: skip
+        near = [
+            *self.same_rule(cite.rule, said),
+            *(
+                r
+                for _, head, _ in said.topics
+                if _head(head) == _head(cite.rule)
+                for r in self.topic_target(head, cite, said)[:1]
+            ),
+        ]
+        rivals = [
+            *self.holders(cite.rule),
+            *(
+                r
+                for _, head, _ in said.topics
+                if _head(head) != _head(cite.rule)
+                for r in self.topic_target(head, cite, said)[:1]
+            ),
+        ]
         rivals += [r for r in near if rare & self.view(self.against).own_stems(r)]
         lineage = set(self.holders(cite.rule))
-        scored = [(self.fit_own(said, r), r) for r in dict.fromkeys(rivals)
-                  if r != cite.rule and (r in lineage or _head(r) not in theirs)]  # fmt: skip
+        scored = [
+            (self.fit_own(said, r), r)
+            for r in dict.fromkeys(rivals)
+            if r != cite.rule and (r in lineage or _head(r) not in theirs)
+        ]
         scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
@@ -445,8 +480,7 @@ class Resolver:
         tail = cite.rule[len(cite.rule.split(".")[0]) :] if "." in cite.rule else ""
         same = head + tail if "." not in head else head + tail.lstrip(".0123456789")
         pool = [head, *view.descendants(head)]
-        scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)),
-                                             ruleid.sort_key(r)))  # fmt: skip
+        scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)), ruleid.sort_key(r)))
         return scored[:2]
 
     def same_rule(self, rule: str, said: Reading) -> list[str]:
@@ -493,8 +527,15 @@ class Resolver:
         scored.sort(key=lambda pair: (-pair[0], ruleid.sort_key(pair[1])))
         return scored[:limit]
 
-    def suggest(self, cite: Cite, base: VersionInfo | None, status: str, said: Reading, keywords: list[str],
-                first: str | None = None) -> list[str]:  # fmt: skip
+    def suggest(
+        self,
+        cite: Cite,
+        base: VersionInfo | None,
+        status: str,
+        said: Reading,
+        keywords: list[str],
+        first: str | None = None,
+    ) -> list[str]:
         """Clause ids probably meant, best first: lineage and the line's own words together; none rather
         than a candidate the line contradicts."""
         A, rule = self.against, cite.rule
@@ -598,8 +639,9 @@ class Resolver:
             base = A
             agree_a, keywords = self.agrees(cite, A, siblings, said)
             if node_w is not None and not self.covers(self.window(cite.rule, written), A):
-                status, base, keywords, first = self._changed(cite, written, A, siblings, said, agree_a, keywords,
-                                                              notes, extra)  # fmt: skip
+                status, base, keywords, first = self._changed(
+                    cite, written, A, siblings, said, agree_a, keywords, notes, extra
+                )
             elif agree_a is False:
                 status = "mismatch"
                 what = ", ".join(keywords) if keywords else "the quoted text"
@@ -630,12 +672,18 @@ class Resolver:
         # (its own lineage excepted: "601.2b and 601.2e–g" copied from 2015 means today's 601.2f–h)
         theirs = {_head(s) for s in siblings if s != cite.rule} - {_head(cite.rule)}
         lineage = set(self.holders(cite.rule))
-        suggest = [r for r in suggest
-                   if r == cite.rule or r in lineage or (r not in siblings and _head(r) not in theirs)]  # fmt: skip
+        suggest = [
+            r for r in suggest if r == cite.rule or r in lineage or (r not in siblings and _head(r) not in theirs)
+        ]
         return {
-            "status": status, "valid_from": window[0], "valid_to": window[1], "suggest": suggest,
-            "note": "; ".join(notes), "written_version": written.label if written else None, **extra,
-        }  # fmt: skip
+            "status": status,
+            "valid_from": window[0],
+            "valid_to": window[1],
+            "suggest": suggest,
+            "note": "; ".join(notes),
+            "written_version": written.label if written else None,
+            **extra,
+        }
 
     def _editorial_note(self, rule: str, written: VersionInfo, A: VersionInfo, reasons: list[str] | None = None) -> str:
         if reasons is None:

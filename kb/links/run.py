@@ -41,10 +41,18 @@ def _date_by_git(cites: list[Cite]) -> None:
 
 def _row(c: Cite) -> dict:
     row = {
-        "file": c.file, "line": c.line, "test": c.test, "rule": c.rule, "raw": c.raw, "kind": c.kind,
-        "scope": c.scope, "language": c.language, "game": c.game,
-        "written": c.written or None, "written_from": c.written_from or None,
-    }  # fmt: skip
+        "file": c.file,
+        "line": c.line,
+        "test": c.test,
+        "rule": c.rule,
+        "raw": c.raw,
+        "kind": c.kind,
+        "scope": c.scope,
+        "language": c.language,
+        "game": c.game,
+        "written": c.written or None,
+        "written_from": c.written_from or None,
+    }
     if c.in_range:
         row["range"] = c.in_range
     if c.kind == "label":
@@ -67,8 +75,16 @@ def _expand_ranges(store: Store, cites: list[Cite], resolver_for) -> list[Cite]:
     return expand(cites, ids_of)
 
 
-def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | None = None, junit: list[str] = (),
-        save: bool = False, git: bool = True) -> dict:  # fmt: skip
+def run(
+    store: Store,
+    paths: list[str],
+    *,
+    game: str = "mtg",
+    against: str | None = None,
+    junit: list[str] = (),
+    save: bool = False,
+    git: bool = True,
+) -> dict:
     """Scan ``paths`` and resolve every citation; see ``kb.links.link``."""
     cases = [case for path in junit for case in junitxml.read(path)]
     found = scan_tree(paths, game)
@@ -97,8 +113,14 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
         row = _row(c)
         resolver = resolver_for(c.game)
         if resolver is None:
-            row.update(status="orphan", valid_from=None, valid_to=None, suggest=[],
-                       note=f"no versions of {c.game} in the knowledge base", written_version=None)  # fmt: skip
+            row.update(
+                status="orphan",
+                valid_from=None,
+                valid_to=None,
+                suggest=[],
+                note=f"no versions of {c.game} in the knowledge base",
+                written_version=None,
+            )
         else:
             siblings = _siblings(c, line_ids[(c.file, c.line)], line_sets.get((c.file, c.line), set()))
             key = (c.game, c.rule, c.written, c.context, tuple(siblings))
@@ -111,10 +133,13 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
             row["result"] = results[c.test]
         rows.append(row)
     data = {
-        "game": game, "against": main.against.label, "lang": main.lang, "files": found.files,
+        "game": game,
+        "against": main.against.label,
+        "lang": main.lang,
+        "files": found.files,
         "citations": rows,
         "coverage": coverage(rows, found.tests, store, main.against),
-    }  # fmt: skip
+    }
     if main.note:
         data["note"] = main.note
     if found.embedded:
@@ -122,8 +147,7 @@ def run(store: Store, paths: list[str], *, game: str = "mtg", against: str | Non
     if found.skipped:
         data["skipped"] = found.skipped  # the CLI warns of each on stderr
     if cases:
-        data["junit"] = {"cases": len(cases), "matched_tests": len(results),
-                         "results": dict(sorted(results.items()))}  # fmt: skip
+        data["junit"] = {"cases": len(cases), "matched_tests": len(results), "results": dict(sorted(results.items()))}
     if save:
         from kb.links.persist import save as keep
 

@@ -13,17 +13,49 @@ from kb.errors import InputError
 from kb.links.forms import embedded_copy
 
 LANGUAGES = {
-    ".py": "python", ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".cs": "csharp", ".rs": "rust",
-    ".go": "go", ".ts": "typescript", ".tsx": "typescript", ".mts": "typescript", ".js": "javascript",
-    ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".feature": "gherkin",
-}  # fmt: skip
+    ".py": "python",
+    ".java": "java",
+    ".kt": "kotlin",
+    ".kts": "kotlin",
+    ".cs": "csharp",
+    ".rs": "rust",
+    ".go": "go",
+    ".ts": "typescript",
+    ".tsx": "typescript",
+    ".mts": "typescript",
+    ".js": "javascript",
+    ".jsx": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".feature": "gherkin",
+}
 MAX_BYTES = 4 * 1024 * 1024
-SKIP_DIRS = {".git", ".hg", ".svn", "node_modules", "target", "build", "bin", "obj", "dist", "out",
-             "__pycache__", ".venv", "venv", ".tox", ".gradle", ".idea", ".mypy_cache", ".pytest_cache"}  # fmt: skip
+SKIP_DIRS = {
+    ".git",
+    ".hg",
+    ".svn",
+    "node_modules",
+    "target",
+    "build",
+    "bin",
+    "obj",
+    "dist",
+    "out",
+    "__pycache__",
+    ".venv",
+    "venv",
+    ".tox",
+    ".gradle",
+    ".idea",
+    ".mypy_cache",
+    ".pytest_cache",
+}
 
 # A block that never closes (an unterminated /*, triple quote or raw string) runs to the end of the file, as
 # a compiler reads it: matched once, not retried from every later opener (30,000 stray /* were quadratic).
-_PY_STRING = r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+_PY_STRING = (
+    r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
+)
 _C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)"
 _TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
 _DQ = r'"(?:[^"\\\n]|\\.)*"'
@@ -91,8 +123,9 @@ def lex(src: SourceFile) -> SourceFile:
         # Every line of a feature file is prose except table rows, which hold data.
         for m in re.finditer(r"[^\n]+", src.text):
             if not m.group(0).lstrip().startswith("|"):
-                src.regions.append(Region("comment" if m.group(0).lstrip().startswith("#") else "string",
-                                          m.start(), m.group(0)))  # fmt: skip
+                src.regions.append(
+                    Region("comment" if m.group(0).lstrip().startswith("#") else "string", m.start(), m.group(0))
+                )
         src.code = src.text
         return src
     pieces, pos = [], 0

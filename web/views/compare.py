@@ -67,8 +67,13 @@ def align_form():
     pairs = []
     for v in s.versions(lang="ja"):
         pv = paired_version(s, v)
-        pairs.append({"ja": version_json(v), "en": version_json(pv) if pv else None,
-                      "url": f"/align/{v.game}/ja/{v.label}/en/{pv.label}" if pv else None})  # fmt: skip
+        pairs.append(
+            {
+                "ja": version_json(v),
+                "en": version_json(pv) if pv else None,
+                "url": f"/align/{v.game}/ja/{v.label}/en/{pv.label}" if pv else None,
+            }
+        )
     return {"pairs": pairs, "versions": _choices()}
 
 
@@ -81,8 +86,13 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
     section = arg_choice("section", tuple("123456789"))
     ctx = generation().cached(("align", va.id, vb.id), lambda: _align(game, va, vb))
     if section and not ctx.get("unavailable"):
-        ctx = {**ctx, "section": section, "side_by_side": generation().cached(
-            ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section))}  # fmt: skip
+        ctx = {
+            **ctx,
+            "section": section,
+            "side_by_side": generation().cached(
+                ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section)
+            ),
+        }
     return ctx
 
 
@@ -96,8 +106,15 @@ def _side_by_side(va, vb, pairs: list[dict], section: str) -> list[dict]:
         a, b = a_nodes.get(p.get("a_rule") or ""), b_nodes.get(p.get("b_rule") or "")
         if a is None and b is None:
             continue
-        rows.append({**p, "a_title": a.title if a else "", "a_text": a.text if a else "",
-                     "b_title": b.title if b else "", "b_text": b.text if b else ""})  # fmt: skip
+        rows.append(
+            {
+                **p,
+                "a_title": a.title if a else "",
+                "a_text": a.text if a else "",
+                "b_title": b.title if b else "",
+                "b_text": b.text if b else "",
+            }
+        )
     return rows
 
 
@@ -119,8 +136,16 @@ def _align(game: str, va, vb) -> dict:
     counts = Counter(p.get("status") for p in pairs)
     summary = result["summary"]
     coverage = summary["coverage"]
-    groups = {k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")}
+    groups = {
+        k: [p for p in pairs if p.get("status") == k] for k in ("missing_in_a", "missing_in_b", "merged", "split")
+    }
     sections = sorted({(p.get("b_rule") or p.get("a_rule") or "")[:1] for p in pairs} & set("123456789"))
-    return {**ctx, "summary": summary, "coverage": coverage, "pairs": pairs, "_groups": groups,
-            "_counts": [(k, counts.get(k, 0)) for k in STATUSES], "sections": sections}
-
+    return {
+        **ctx,
+        "summary": summary,
+        "coverage": coverage,
+        "pairs": pairs,
+        "_groups": groups,
+        "_counts": [(k, counts.get(k, 0)) for k in STATUSES],
+        "sections": sections,
+    }

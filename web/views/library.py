@@ -76,9 +76,17 @@ def tests():
     """Coverage by section, uncovered clauses, and the citations that went stale."""
 
     def build() -> dict:
-        ctx: dict = {"saved": False, "unavailable": None, "against": None, "coverage": {}, "citations": [],
-                     "problems": {k: [] for k in PROBLEMS}, "status_counts": {}, "coverage_rows": [],
-                     "uncovered": []}  # fmt: skip
+        ctx: dict = {
+            "saved": False,
+            "unavailable": None,
+            "against": None,
+            "coverage": {},
+            "citations": [],
+            "problems": {k: [] for k in PROBLEMS},
+            "status_counts": {},
+            "coverage_rows": [],
+            "uncovered": [],
+        }
         try:
             saved = services.links_saved(store())
         except services.Unavailable as exc:
@@ -93,12 +101,18 @@ def tests():
             _add_clause_texts(store(), v, [c for c in cites if c.get("status") in PROBLEMS])
         coverage = saved.get("coverage") or {}
         return {
-            **ctx, "saved": True, "game": game, "against": against, "coverage": coverage,
+            **ctx,
+            "saved": True,
+            "game": game,
+            "against": against,
+            "coverage": coverage,
             "against_version": version_json(v) if v is not None else None,
-            "coverage_rows": _coverage_rows(coverage), "uncovered": list(coverage.get("uncovered") or []),
-            "citations": cites, "status_counts": dict(Counter(c.get("status") for c in cites)),
+            "coverage_rows": _coverage_rows(coverage),
+            "uncovered": list(coverage.get("uncovered") or []),
+            "citations": cites,
+            "status_counts": dict(Counter(c.get("status") for c in cites)),
             "problems": {k: [c for c in cites if c.get("status") == k] for k in PROBLEMS},
-        }  # fmt: skip
+        }
 
     return generation().cached(("tests",), build)
 
@@ -118,15 +132,34 @@ def glossary():
     if q:
         terms = [t for t in terms if matches(t, q)]
     start = (page - 1) * per_page
-    return {"game": game, "lang": lang, "query": q, "page": page, "per_page": per_page, "total": len(terms),
-            "terms": terms[start : start + per_page], "has_next": start + per_page < len(terms)}  # fmt: skip
+    return {
+        "game": game,
+        "lang": lang,
+        "query": q,
+        "page": page,
+        "per_page": per_page,
+        "total": len(terms),
+        "terms": terms[start : start + per_page],
+        "has_next": start + per_page < len(terms),
+    }
 
 
 @twin(bp, "/articles", "articles.html")
 def articles():
     """Every wiki article in the KB."""
-    return {"articles": [{"id": a["id"], "game": a["game"], "lang": a["lang"], "title": a["title"],
-                          "cites": a["cites"], "url": f"/articles/{a['id']}"} for a in store().articles()]}  # fmt: skip
+    return {
+        "articles": [
+            {
+                "id": a["id"],
+                "game": a["game"],
+                "lang": a["lang"],
+                "title": a["title"],
+                "cites": a["cites"],
+                "url": f"/articles/{a['id']}",
+            }
+            for a in store().articles()
+        ]
+    }
 
 
 @twin(bp, "/articles/<int:article_id>", "article.html")
@@ -166,6 +199,11 @@ def article(article_id: int):
     sections = [
         {**sec, "blocks": article_view.blocks(sec["text"], cards, link, titles)} for sec in a.get("sections", [])
     ]
-    return {**{k: a[k] for k in ("id", "game", "lang", "title", "text", "revision", "cites_version")},
-            "lead": article_view.blocks(article_view.lead_of(a), cards, link, titles), "sections": sections,
-            "links": a.get("links", []), "cites": cites, "source_url": extra.get("url")}  # fmt: skip
+    return {
+        **{k: a[k] for k in ("id", "game", "lang", "title", "text", "revision", "cites_version")},
+        "lead": article_view.blocks(article_view.lead_of(a), cards, link, titles),
+        "sections": sections,
+        "links": a.get("links", []),
+        "cites": cites,
+        "source_url": extra.get("url"),
+    }

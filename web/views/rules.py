@@ -51,20 +51,35 @@ def contents(game: str, lang: str, label: str):
         items = []
         for rule, title, head in store().outline(v, _HEAD):
             kind = ruleid.level(rule) if ruleid.parse(rule) else "clause"
-            items.append({"rule": rule, "depth": _DEPTH[kind], "title": title,
-                          "excerpt": "" if title else excerpt(head, 70, cut=len(head) == _HEAD),
-                          "url": clause_url(game, lang, v.label, rule)})  # fmt: skip
+            items.append(
+                {
+                    "rule": rule,
+                    "depth": _DEPTH[kind],
+                    "title": title,
+                    "excerpt": "" if title else excerpt(head, 70, cut=len(head) == _HEAD),
+                    "url": clause_url(game, lang, v.label, rule),
+                }
+            )
         return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
     ctx = generation().cached(("contents", v.id), build)
     if not q:
-        return {**ctx, "query": "", "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(ctx["nodes"]))}
+        return {
+            **ctx,
+            "query": "",
+            "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(ctx["nodes"])),
+        }
     nodes = toc.matching(ctx["nodes"], q)
     return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
-    return {"rule": n.rule, "title": n.title, "excerpt": excerpt(n.text, 90), "url": clause_url(game, lang, label, n.rule)}
+    return {
+        "rule": n.rule,
+        "title": n.title,
+        "excerpt": excerpt(n.text, 90),
+        "url": clause_url(game, lang, label, n.rule),
+    }
 
 
 def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
@@ -84,21 +99,45 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
     if found is None:
         pv = paired_version(s, v)
-        return {"lang": other, "found": False, "exists": rulepage.has_language(s, game, other), "pairing": pairing,
-                "paired_version": pv.label if pv else None}  # fmt: skip
+        return {
+            "lang": other,
+            "found": False,
+            "exists": rulepage.has_language(s, game, other),
+            "pairing": pairing,
+            "paired_version": pv.label if pv else None,
+        }
     pv, node, how = found
-    return {"lang": other, "found": True, "exists": True, "version": pv.label, "rule": node.rule, "title": node.title,
-            "text": node.text, "examples": node.examples, "how": how, "pairing": pairing,
-            "provenance": pv.meta.get("provenance"), "url": clause_url(game, other, pv.label, node.rule)}  # fmt: skip
+    return {
+        "lang": other,
+        "found": True,
+        "exists": True,
+        "version": pv.label,
+        "rule": node.rule,
+        "title": node.title,
+        "text": node.text,
+        "examples": node.examples,
+        "how": how,
+        "pairing": pairing,
+        "provenance": pv.meta.get("provenance"),
+        "url": clause_url(game, other, pv.label, node.rule),
+    }
 
 
 def _lineage_versions(s: Store, game: str, lang: str, v: VersionInfo, rule: str, node_hash: str) -> list[dict]:
     """Every version holding this clause by its lineage (under whatever id it had there), oldest first."""
     steps, _ = lineage.thread(s, game, lang, rule, v.label)
-    return [{"version": st.version.label, "rule": st.rule, "partial": st.version.partial,
-             "provenance": st.version.meta.get("provenance"), "same_text": st.hash == node_hash,
-             "current": st.version.id == v.id, "url": clause_url(game, lang, st.version.label, st.rule)}
-            for st in steps]  # fmt: skip
+    return [
+        {
+            "version": st.version.label,
+            "rule": st.rule,
+            "partial": st.version.partial,
+            "provenance": st.version.meta.get("provenance"),
+            "same_text": st.hash == node_hash,
+            "current": st.version.id == v.id,
+            "url": clause_url(game, lang, st.version.label, st.rule),
+        }
+        for st in steps
+    ]
 
 
 def _history(s: Store, game: str, lang: str, rule: str) -> dict:
@@ -169,9 +208,17 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
     below = rulepage.descendants(s, v, rule, refs)
     last = s.node(v, below[-1]["rule"]).position if below else node.position  # next: after what the page shows
     ctx = {
-        "game": game, "lang": lang, "version": version_json(v), "rule": rule,
-        "level": ruleid.level(rule), "title": node.title, "text": node.text, "examples": node.examples,
-        "notes": node.notes, "truncated": node.truncated, "line": node.line,
+        "game": game,
+        "lang": lang,
+        "version": version_json(v),
+        "rule": rule,
+        "level": ruleid.level(rule),
+        "title": node.title,
+        "text": node.text,
+        "examples": node.examples,
+        "notes": node.notes,
+        "truncated": node.truncated,
+        "line": node.line,
         "references": [{"rule": r.rule, "raw": r.raw, "url": ref_url(r.rule)} for r in node.references],
         "segments": reference_segments(node.text, node.references, ref_url),
         "breadcrumbs": crumbs,
@@ -185,10 +232,18 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "descendants": below,
         "citation": rulepage.citation(v, rule),
         "canonical": clause_url(game, lang, v.label, rule),
-        "articles": [{"id": a["id"], "title": a["title"], "lang": a["lang"], "cites_version": a["cites_version"],
-                      "url": f"/articles/{a['id']}"} for a in s.articles_citing(game, rule)],  # fmt: skip
+        "articles": [
+            {
+                "id": a["id"],
+                "title": a["title"],
+                "lang": a["lang"],
+                "cites_version": a["cites_version"],
+                "url": f"/articles/{a['id']}",
+            }
+            for a in s.articles_citing(game, rule)
+        ],
         "unavailable": {},
-    }  # fmt: skip
+    }
     ctx["other_language"]["exists"] = rulepage.has_language(s, game, ctx["other_language"]["lang"])
     _section(ctx, "history", lambda: _history(s, game, lang, rule))
     _section(ctx, "tests", lambda: services.citations_for(s, game, rule))

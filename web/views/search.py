@@ -58,7 +58,21 @@ def _result(hit: dict, provenance: dict) -> dict:
     else:
         segs = [[snippet, False]]
     return {
-        **{k: hit.get(k) for k in ("kind", "game", "lang", "version", "rule", "title", "snippet", "snippet_start", "score", "highlights")},
+        **{
+            k: hit.get(k)
+            for k in (
+                "kind",
+                "game",
+                "lang",
+                "version",
+                "rule",
+                "title",
+                "snippet",
+                "snippet_start",
+                "score",
+                "highlights",
+            )
+        },
         "article_id": hit.get("article_id"),
         "provenance": hit.get("provenance") or provenance.get((hit.get("game"), hit.get("lang"), hit.get("version"))),
         "also_in": hit.get("also_in") or 0,
@@ -90,9 +104,21 @@ def fallback_search(s: Store, q: str, game, lang, label, limit: int, offset: int
     for (vid, rule, _hash, title, text), also in found[offset : offset + limit]:
         v = by_id[vid]
         body = text or title
-        hits.append({"kind": "rule", "game": v.game, "lang": v.lang, "version": v.label, "rule": rule,
-                     "title": title, "snippet": excerpt(body, 120), "score": 0.0, "also_in": also,
-                     "highlights": find_spans(body, q), "text": body})  # fmt: skip
+        hits.append(
+            {
+                "kind": "rule",
+                "game": v.game,
+                "lang": v.lang,
+                "version": v.label,
+                "rule": rule,
+                "title": title,
+                "snippet": excerpt(body, 120),
+                "score": 0.0,
+                "also_in": also,
+                "highlights": find_spans(body, q),
+                "text": body,
+            }
+        )
     return hits
 
 
@@ -112,10 +138,19 @@ def search():
         if not any(v.label == label for v in s.versions(game, lang)):
             return _not_found(f"unknown version {label!r}")
     ctx = {
-        "query": q, "game": game, "lang": lang, "version": label, "page": page, "per_page": per_page,
-        "results": [], "total": None, "has_next": False, "engine": None, "jump": None,
+        "query": q,
+        "game": game,
+        "lang": lang,
+        "version": label,
+        "page": page,
+        "per_page": per_page,
+        "results": [],
+        "total": None,
+        "has_next": False,
+        "engine": None,
+        "jump": None,
         "_versions": [pages.version_json(v) for v in s.versions()],
-    }  # fmt: skip
+    }
     if not q:
         return ctx
     ctx["jump"] = rule_jump(s, q, game, lang, label)
@@ -123,7 +158,8 @@ def search():
         return redirect(ctx["jump"])
     try:
         ctx["engine"], ctx["total"], hits = generation().cached(
-            ("search", q, game, lang, label, page, per_page), lambda: _run_search(s, q, game, lang, label, page, per_page)
+            ("search", q, game, lang, label, page, per_page),
+            lambda: _run_search(s, q, game, lang, label, page, per_page),
         )
     except InputError as exc:
         raise bad(str(exc)) from None
