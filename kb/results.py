@@ -35,11 +35,7 @@ def other_game(self, text: str, games: set[str], lang: str | None, hits: list[di
     notes = []
     s = self.full_searcher()
     for game in sorted(set(GAME_NAMES) - games):
-        row = self.store.conn.execute(
-            "SELECT v.label, v.lang, n.hash FROM nodes n JOIN versions v ON v.id=n.version_id"
-            " WHERE n.rule=? AND v.game=? AND (? IS NULL OR v.lang=?) ORDER BY v.sort_date DESC LIMIT 1",
-            (rule, game, lang, lang),
-        ).fetchone()
+        row = self.store.newest_holding(rule, game, lang)
         if row is None:
             continue
         label, vlang, h = row
@@ -252,8 +248,4 @@ def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
 
 def newest_holding(store, h: str, vids: set[int]) -> str | None:
     """The label of the newest of versions ``vids`` holding the text with content hash ``h``."""
-    rows = store.conn.execute(
-        "SELECT v.id, v.label FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.hash=? ORDER BY v.sort_date DESC",
-        (h,),
-    )
-    return next((label for vid, label in rows if vid in vids), None)
+    return next((label for vid, label in store.versions_with_text(h) if vid in vids), None)

@@ -439,13 +439,11 @@ class Searcher:
 
     def _title_text(self, f: dict) -> tuple[str, str]:
         if f["kind"] == "rule":
-            return self.store.conn.execute("SELECT title, text FROM contents WHERE hash=?", (f["hash"],)).fetchone()
+            return self.store.content(f["hash"])
         if f["kind"] == "term":
-            row = self.store.conn.execute(
-                "SELECT term, english, definition FROM terms WHERE id=?", (f["ref"],)
-            ).fetchone()
-            return row[0] + (f" / {row[1]}" if row[1] and f["lang"] == "ja" else ""), row[2] or ""
-        return tuple(self.store.conn.execute("SELECT title, text FROM articles WHERE id=?", (f["ref"],)).fetchone())
+            term, english, definition = self.store.term_entry(f["ref"])
+            return term + (f" / {english}" if english and f["lang"] == "ja" else ""), definition or ""
+        return tuple(self.store.article_text(f["ref"]))
 
     def hit(self, s, docnum: int, score: float, shown: str | None, lits: list[str]) -> dict:
         f = s.stored_fields(docnum)

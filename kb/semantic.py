@@ -19,15 +19,16 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
+
+from kb.model import Progress
 
 VECTORS_FILE = "vectors.npz"  # in the index directory: the vectors, and the row of each document of both indexes
 SHIPPED_DIR = Path(__file__).resolve().parent / "data"
 PASSAGE_CHARS = 480  # the head of a passage is embedded: e5-small reads 512 tokens, cost grows with length
 BATCH = 32
-Progress = Callable[[int, int, str], None]
 
 
 class Embedder(Protocol):

@@ -611,6 +611,32 @@ class Store:
         )
         return [dict(zip(cols, r, strict=True)) for r in self.conn.execute(q + " ORDER BY id", args)]
 
+    # -- the few columns a search hit shows (read per hit: one indexed lookup each) ----------------------
+    def content(self, h: str) -> tuple[str, str]:
+        """(title, text) of the clause text with content hash ``h``."""
+        return self.conn.execute("SELECT title, text FROM contents WHERE hash=?", (h,)).fetchone()
+
+    def term_entry(self, term_id: int) -> tuple[str, str | None, str | None]:
+        """(term, English name, definition) of one glossary entry."""
+        return self.conn.execute("SELECT term, english, definition FROM terms WHERE id=?", (term_id,)).fetchone()
+
+    def article_text(self, article_id: int) -> tuple[str, str]:
+        """(title, text) of one article."""
+        return self.conn.execute("SELECT title, text FROM articles WHERE id=?", (article_id,)).fetchone()
+
+    def newest_holding(self, rule: str, game: str, lang: str | None = None) -> tuple[str, str, str] | None:
+        """(label, lang, content hash) of the newest version of ``game`` (in ``lang``) that holds ``rule``."""
+        return self.conn.execute(
+            "SELECT v.label, v.lang, n.hash FROM nodes n JOIN versions v ON v.id=n.version_id"
+            " WHERE n.rule=? AND v.game=? AND (? IS NULL OR v.lang=?) ORDER BY v.sort_date DESC LIMIT 1",
+            (rule, game, lang, lang),
+        ).fetchone()
+
+    def versions_with_text(self, h: str) -> list[tuple[int, str]]:
+        """(id, label) of the versions holding the text with content hash ``h``, newest first."""
+        q = "SELECT v.id, v.label FROM nodes n JOIN versions v ON v.id=n.version_id WHERE n.hash=? ORDER BY v.sort_date DESC"
+        return self.conn.execute(q, (h,)).fetchall()
+
     def articles(self, game: str | None = None) -> list[dict]:
         q = "SELECT id, game, lang, title, text, revision, cites_version, data FROM articles"
         rows = self.conn.execute(q + (" WHERE game=?" if game else "") + " ORDER BY id", (game,) if game else ())

@@ -6,12 +6,13 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
+from kb import ruleid
 from kb.ruleid import SUB_LETTERS
 
 # Highest rule number per game (MTG sections 1-9 end at 905; Duel Masters runs 100-819).
 MAX_RULE = {"mtg": 905, "dm": 899}
 
-_L = "a-kmnp-z"  # sub-letters: never l or o
+_L = ruleid.LETTER[1:-1]  # sub-letters (never l or o), inside this module's own character classes
 _DASH = "-–—~〜"
 # An id not glued to other ASCII words or numbers ("v1.509.1", "509.12.3" and "x509.1" are not ids);
 # Japanese text may touch it directly (総合ルール509.1c). What may follow it: a letter range
