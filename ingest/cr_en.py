@@ -30,7 +30,7 @@ from functools import lru_cache
 from ingest.common import Hints
 from ingest.glossary_en import EXAMPLE, RULE_LINE, Lines, indent, read_glossary
 from kb import ruleid
-from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode
+from kb.model import MONTHS, Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "cr-en"
 PROVENANCE = "official"
@@ -53,26 +53,7 @@ _FILE_DATE = re.compile(r"(?<!\d)(\d{4})[-_ .]?(\d{2})[-_ .]?(\d{2})(?!\d)")
 _SENTENCE_END = tuple(".:;!?)]\"”’'")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _SNIFF_CLAUSE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.? +[A-Z\"“]", re.M)
-_MONTHS = {
-    m: i
-    for i, m in enumerate(
-        [
-            "january",
-            "february",
-            "march",
-            "april",
-            "may",
-            "june",
-            "july",
-            "august",
-            "september",
-            "october",
-            "november",
-            "december",
-        ],
-        1,
-    )
-}
+_MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 
 
 def sniff(text: str, filename: str = "") -> float:

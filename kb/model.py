@@ -12,6 +12,22 @@ from datetime import date
 # Long work reports (done, total, what) as it goes: kb.build.ConsoleProgress draws it on stderr.
 Progress = Callable[[int, int, str], None]
 
+# The month names English rules texts date themselves with ("effective as of November 14, 2025").
+MONTHS = (
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+)
+
 GAMES = ("mtg", "dm")
 LANGS = ("ja", "en")
 DOCUMENT_KINDS = ("cr", "quote", "article")

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from kb import ruleid
+from kb.model import MONTHS
 from kb.ruleid import SUB_LETTERS
 
 # Highest rule number per game (MTG sections 1-9 end at 905; Duel Masters runs 100-819).
@@ -41,27 +42,14 @@ _DM_CUE = re.compile(r"総合ゲームルール\s*$")
 # Test names: test_104_3b_player_with_zero_life_loses_the_game, test_Rules_111_4_Example1.
 _NAME_ID = re.compile(rf"(?<![0-9])([1-9]\d{{2}})_([1-9]\d{{0,2}})([{_L}]{{1,2}})?(?![0-9A-Za-z])")
 _DATE = re.compile(r"(?<![0-9])((?:19|20)\d{2})(-?)(\d{2})\2(\d{2})(?![0-9])")
-_MONTHS = (
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-)
-_LONG_DATE = re.compile(r"\b(" + "|".join(_MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.IGNORECASE)
+
+_LONG_DATE = re.compile(r"\b(" + "|".join(MONTHS) + r")\s+(\d{1,2}),?\s+((?:19|20)\d{2})\b", re.IGNORECASE)
 _WRITTEN = re.compile(r"written\s+against\s*:?\s*(?:CR\s*)?(\S+)", re.IGNORECASE)
 # The edition a file names as its source: "Based on MagicCompRules 20251114.txt",
 # "Reference: MagicCompRules 20251114", "Comprehensive Rules 2025-11-14", "Comprehensive Rules (November 14, 2025)".
 _EDITION = re.compile(
     r"(?:MagicCompRules|Comprehensive\s+Rules)(?:%20|[^\n\d]){0,24}?"
-    r"((?:19|20)\d{2}-?\d{2}-?\d{2}(?![0-9])|(?:" + "|".join(_MONTHS) + r")\s+\d{1,2},?\s+(?:19|20)\d{2})",
+    r"((?:19|20)\d{2}-?\d{2}-?\d{2}(?![0-9])|(?:" + "|".join(MONTHS) + r")\s+\d{1,2},?\s+(?:19|20)\d{2})",
     re.IGNORECASE,
 )
 # Quotes pair left to right (no minimum length inside the pattern, or a closing quote would open one).
@@ -219,7 +207,7 @@ def parse_date(raw: str) -> date | None:
             return date(int(m.group(1)), int(m.group(3)), int(m.group(4)))
         m = _LONG_DATE.search(raw)
         if m:
-            return date(int(m.group(3)), _MONTHS.index(m.group(1).lower()) + 1, int(m.group(2)))
+            return date(int(m.group(3)), MONTHS.index(m.group(1).lower()) + 1, int(m.group(2)))
     except ValueError:
         pass
     return None
