@@ -68,3 +68,38 @@ def cli():
         return result.exit_code, result.stdout, result.stderr
 
     return run
+
+
+@pytest.fixture(scope="module")
+def kb(tmp_path_factory):
+    """Store + search index from the seeds, the newest English edition and the Duel Masters rules (no lineage:
+    the index and search tests need texts only). Yields (store, index dir, build stats, progress calls)."""
+    from ingest.common import Hints
+    from kb import order
+    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
+    from kb.index import build_index
+    from kb.store import Store
+    from tests._kbfixtures import is_seed
+
+    root = tmp_path_factory.mktemp("search-kb")
+    store = Store.create(str(root / "kb.sqlite"))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    ingest_into(store, str(CR_EN / "MagicCompRules_2026-01-16.txt"), Hints())
+    for p in sorted(DM_RULES.glob("*")):
+        ingest_into(store, str(p), Hints())
+    order.place_undated(store)
+    store.commit()
+    calls = []
+    stats = build_index(store, root / "index", lambda d, t, w: calls.append((d, t, w)))
+    yield store, root / "index", stats, calls
+    store.close()
+
+
+@pytest.fixture(scope="module")
+def searcher(kb):
+    """A searcher over the ``kb`` fixture."""
+    from kb.search import Searcher
+
+    store, index_dir, _, _ = kb
+    return Searcher(store, index_dir)

@@ -94,3 +94,10 @@ def home_with(built: Path, dest: Path, *editions: Path) -> Path:
     shutil.copytree(built, dest, symlinks=True)
     ingest_files(dest, [str(p) for p in editions], lambda _path: Hints())
     return dest
+
+
+def first(searcher, q: str, **kw) -> dict:
+    """The first hit of a search that must find something."""
+    hits = searcher.search(q, **kw)
+    assert hits, f"no hits for {q!r}"
+    return hits[0]

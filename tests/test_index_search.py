@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import shutil
 import threading
-from pathlib import Path
 
 import pytest
 
 from ingest.common import Hints
-from kb import order
 from kb.build import BUNDLED_CORPUS, build_kb, ingest_into, read_manifest
 from kb.errors import NotFound, RulekbError
 from kb.home import Home
@@ -17,39 +15,9 @@ from kb.index import build_index
 from kb.search import Searcher
 from kb.store import Store
 from tests._kbfixtures import is_seed, seed_corpus
+from tests.helpers import first
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
-LATEST_EN = SHARED / "corpora" / "cr-en" / "MagicCompRules_2026-01-16.txt"
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    """Store + index from the seeds, the newest English edition and the Duel Masters rules."""
-    root = tmp_path_factory.mktemp("search-kb")
-    store = Store.create(str(root / "kb.sqlite"))
-    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
-        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
-    ingest_into(store, str(LATEST_EN), Hints())
-    for p in sorted((SHARED / "corpora" / "dm-rules").glob("*")):
-        ingest_into(store, str(p), Hints())
-    order.place_undated(store)
-    store.commit()
-    calls = []
-    stats = build_index(store, root / "index", lambda d, t, w: calls.append((d, t, w)))
-    yield store, root / "index", stats, calls
-    store.close()
-
-
-@pytest.fixture(scope="module")
-def searcher(kb):
-    store, index_dir, _, _ = kb
-    return Searcher(store, index_dir)
-
-
-def first(searcher, q: str, **kw) -> dict:
-    hits = searcher.search(q, **kw)
-    assert hits, f"no hits for {q!r}"
-    return hits[0]
+pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def test_build_reports_stats_and_progress(kb):

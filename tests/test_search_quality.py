@@ -8,11 +8,7 @@ import pytest
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
 from kb.fusion import GUARD, fuse, words_only
 from kb.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
-from tests import test_index_search as base
-
-kb = base.kb  # the same module-scoped KB fixture: seeds, the newest English edition, the DM rules
-searcher = base.searcher
-first = base.first
+from tests.helpers import first
 
 
 def marked(text: str, lits: list[str]) -> list[str]:

@@ -218,3 +218,20 @@ def test_every_keyword_of_today_is_found_by_its_japanese_name(searcher):
         if not any(h["rule"] in (n.rule, n.rule + "a") for h in hits):
             missed.append((n.rule, name, [h["rule"] for h in hits]))
     assert not missed, missed
+
+
+def _paired_second(hits: list[dict]) -> bool:
+    return len(hits) > 1 and any(w.startswith("English text of the first hit") for w in hits[1]["why"])
+
+
+def test_the_english_pair_comes_second_only_below_a_hit_the_query_named(searcher):
+    _, s = searcher
+    # a keyword's name: its defining clause first, that clause's English text second
+    named = s.search("護法", limit=5)
+    assert (named[0]["lang"], named[0]["rule"]) == ("ja", "702.21a") and _paired_second(named)
+    assert (named[1]["lang"], named[1]["rule"]) == ("en", "702.21a")
+    assert _paired_second(s.search("509.1c", limit=5))
+    # words only: the second place goes to another Japanese clause, not the first hit's translation
+    loose = s.search("防御プレイヤー 各クリーチャー 調べる", limit=5)
+    assert loose[0]["lang"] == "ja" and not _paired_second(loose)
+    assert all(h["lang"] == "ja" for h in loose[:3])
