@@ -552,6 +552,7 @@ def test_kotest_specs_name_their_tests_with_strings(tmp_path):
 
 FORMS = FIXTURES.parent / "forms"
 # (file, line, test, rule, range_to, kind, scope): every citation of the forms tree, reviewed by hand.
+# fmt: off
 FORMS_EXPECTED = [
     ("go/rules_test.go", 7, "TestStack", "405.1", "405.6", "test", "test"),  # rules 405.1-405.6
     ("go/rules_test.go", 9, "TestStack", "608.2b", "", "test", "test"),  # 608.2b, c, and d
@@ -569,42 +570,14 @@ FORMS_EXPECTED = [
     ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1b", "", "test", "test"),
     ("kotlin/CombatSpec.kt", 5, 'CombatSpec.Rules 506-511#blocker "lure" rule 509.1c', "509.1c", "", "test", "test"),
     ("python/test_keywords.py", 8, "python/test_keywords.py::TestPartTwo", "702.21", "702.37", "label", "class"),
-    (
-        "python/test_keywords.py",
-        11,
-        "python/test_keywords.py::TestPartTwo::test_ward_counters",
-        "702.21a",
-        "",
-        "test",
-        "test",
-    ),
-    (
-        "python/test_keywords.py",
-        15,
-        "python/test_keywords.py::TestPartTwo::test_combat_damage",
-        "510.1",
-        "510.3",
-        "test",
-        "test",
-    ),
-    (
-        "python/test_keywords.py",
-        15,
-        "python/test_keywords.py::TestPartTwo::test_combat_damage",
-        "608.3a",
-        "",
-        "test",
-        "test",
-    ),
-    (
-        "python/test_keywords.py",
-        15,
-        "python/test_keywords.py::TestPartTwo::test_combat_damage",
-        "608.3b",
-        "",
-        "test",
-        "test",
-    ),
+    ("python/test_keywords.py", 11, "python/test_keywords.py::TestPartTwo::test_ward_counters", "702.21a", "", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "510.1", "510.3", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3a", "", "test",
+     "test"),
+    ("python/test_keywords.py", 15, "python/test_keywords.py::TestPartTwo::test_combat_damage", "608.3b", "", "test",
+     "test"),
     ("python/test_keywords.py", 20, "python/test_keywords.py::test_turn_structure", "500", "502", "test", "test"),
     ("python/test_keywords.py", 21, "python/test_keywords.py::test_turn_structure", "119.9", "119.10", "test", "test"),
     ("rust/src/keywords.rs", 3, "", "702.10a", "", "code", "code"),  # a quoted rule line
@@ -615,34 +588,14 @@ FORMS_EXPECTED = [
     ("typescript/Rules.tsx", 12, "", "702.19b", "", "code", "code"),  # <p>See rule 702.19b …</p>
     ("typescript/Rules.tsx", 13, "", "702.102b", "", "code", "code"),  # href="…#R702102b"
     ("typescript/Rules.tsx", 18, "Part 2 (Rules 702.21-702.37)", "702.21", "702.37", "label", "class"),
-    (
-        "typescript/Rules.tsx",
-        20,
-        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
-        "702.21b",
-        "",
-        "test",
-        "test",
-    ),
-    (
-        "typescript/Rules.tsx",
-        20,
-        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
-        "702.21c",
-        "",
-        "test",
-        "test",
-    ),
-    (
-        "typescript/Rules.tsx",
-        21,
-        'Part 2 (Rules 702.21-702.37) > doesn\'t let ward be "ignored"',
-        "702.170",
-        "702.176",
-        "test",
-        "test",
-    ),  # JSX text inside a test
+    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21b", "",
+     "test", "test"),
+    ("typescript/Rules.tsx", 20, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.21c", "",
+     "test", "test"),
+    ("typescript/Rules.tsx", 21, "Part 2 (Rules 702.21-702.37) > doesn't let ward be \"ignored\"", "702.170",
+     "702.176", "test", "test"),  # JSX text inside a test
 ]
+# fmt: on
 
 
 def test_forms_tree_finds_exactly_the_expected_citations():
