@@ -22,12 +22,13 @@ from pathlib import Path
 
 import ingest
 from ingest.common import Hints
-from kb import align, editions, history, index, order, semantic
 from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES, Progress
+from kb.search import index, semantic
 from kb.store import Store
 from kb.textio import read_input
+from kb.versions import align, editions, lineage, order
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -185,7 +186,7 @@ def derive(store: Store, progress: Progress | None = None) -> dict:
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
-    stats["lineage"] = history.build_lineage(store, progress)
+    stats["lineage"] = lineage.build(store, progress)
     stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
     return stats

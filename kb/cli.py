@@ -175,7 +175,7 @@ def _rule_arg(raw: str) -> str:
 @handles_errors
 def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, label: str | None, as_json: bool) -> None:
     """Show one rule or clause with its examples, references, parent and children."""
-    from kb.clause import clause_view
+    from kb.versions.clause import clause_view
 
     store = _store(ctx)
     rule = _rule_arg(rule)
@@ -210,7 +210,7 @@ def search(
     ctx: click.Context, query: str, game: str | None, lang: str | None, label: str | None, limit: int, as_json: bool
 ) -> None:
     """Search clauses, terms and articles (Japanese or English; a rule number jumps to it)."""
-    from kb.search import Searcher
+    from kb.search.searcher import Searcher
 
     store = _store(ctx)
     searcher = Searcher(store, ctx.obj.index_dir())
@@ -251,7 +251,7 @@ def _pair(store, old: str, new: str, game: str | None, lang: str | None):
 @handles_errors
 def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | None, as_json: bool) -> None:
     """Compare two versions of one game and language: added, removed, edited and moved clauses."""
-    from kb.diff import diff_versions
+    from kb.versions.compare import diff_versions
 
     store = _store(ctx)
     a, b = _pair(store, old, new, game, lang)
@@ -282,7 +282,7 @@ def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | N
 @handles_errors
 def history(ctx: click.Context, rule: str, game: str, lang: str | None, as_json: bool) -> None:
     """Trace one clause through every edition: created, edited, moved, removed."""
-    from kb.history import history as trace
+    from kb.versions.history import history as trace
 
     store = _store(ctx)
     rule = _rule_arg(rule)
@@ -318,7 +318,7 @@ def _align_pair(store, label_a: str, label_b: str, game: str | None):
 @handles_errors
 def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, as_json: bool) -> None:
     """Align two versions clause by clause, e.g. ja 20231117.0 against en 20231117 (or 'latest')."""
-    from kb.align import align as run_align
+    from kb.versions.align import align as run_align
 
     store = _store(ctx)
     a, b = _align_pair(store, version_a, version_b, game)

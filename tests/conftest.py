@@ -75,10 +75,10 @@ def kb(tmp_path_factory):
     """Store + search index from the seeds, the newest English edition and the Duel Masters rules (no lineage:
     the index and search tests need texts only). Yields (store, index dir, build stats, progress calls)."""
     from ingest.common import Hints
-    from kb import order
     from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
-    from kb.index import build_index
+    from kb.search.index import build_index
     from kb.store import Store
+    from kb.versions import order
     from tests._kbfixtures import is_seed
 
     root = tmp_path_factory.mktemp("search-kb")
@@ -99,7 +99,7 @@ def kb(tmp_path_factory):
 @pytest.fixture(scope="module")
 def searcher(kb):
     """A searcher over the ``kb`` fixture."""
-    from kb.search import Searcher
+    from kb.search.searcher import Searcher
 
     store, index_dir, _, _ = kb
     return Searcher(store, index_dir)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kb.align import align
+from kb.versions.align import align
 from tests._kbfixtures import full_store
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]

@@ -32,10 +32,10 @@ def kb_home(tmp_path_factory) -> Path:
     Built without the search index: refused ingests never reach it, and building it would cost a
     minute for nothing these tests look at.
     """
-    from kb import order
     from kb.build import ingest_into
     from kb.home import STORE_FILE, Home
     from kb.store import Store
+    from kb.versions import order
 
     home = Home(tmp_path_factory.mktemp("hostile-home"))
     with home.new_generation() as gen:

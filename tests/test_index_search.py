@@ -11,8 +11,8 @@ from ingest.common import Hints
 from kb.build import BUNDLED_CORPUS, build_kb, ingest_into, read_manifest
 from kb.errors import NotFound, RulekbError
 from kb.home import Home
-from kb.index import build_index
-from kb.search import Searcher
+from kb.search.index import build_index
+from kb.search.searcher import Searcher
 from kb.store import Store
 from tests._kbfixtures import is_seed, seed_corpus
 from tests.helpers import first
@@ -210,7 +210,7 @@ def test_searches_during_a_rebuild_never_fail(built_home, tmp_path):
 def test_mine_renames_finds_replaced_wordings_not_noise():
     from whoosh.analysis import StemmingAnalyzer
 
-    from kb.thesaurus import mine_renames
+    from kb.search.thesaurus import mine_renames
 
     aligned = [
         (f"Put target creature {x} into play.", f"Put target creature {x} onto the battlefield.")
@@ -226,7 +226,7 @@ def test_mine_renames_finds_replaced_wordings_not_noise():
 
 
 def test_thesaurus_file_errors_name_the_line(tmp_path):
-    from kb.thesaurus import Thesaurus
+    from kb.search.thesaurus import Thesaurus
 
     bad = tmp_path / "t.tsv"
     bad.write_text("# comment\n殴る\t攻撃する\tcolloquial\n止める ブロックする\n", encoding="utf-8")
@@ -251,8 +251,8 @@ def test_words_of_both_games_prefer_magic_unless_they_are_duel_masters_words(sea
 
 
 def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
-    from kb.ranking import HIER
-    from kb.ranking import lift_parents as _lift_parents
+    from kb.search.ranking import HIER
+    from kb.search.ranking import lift_parents as _lift_parents
 
     where = {
         1: ("mtg", "ja", "100.4a"),
@@ -283,7 +283,7 @@ def test_the_wrapper_of_a_question_is_not_searched(searcher, q):
 
 
 def test_an_old_text_leaves_the_default_scope_where_a_newer_text_covers_its_rules(tmp_path):
-    from kb.index import default_scope
+    from kb.search.index import default_scope
 
     # The seeds alone: the 2008 translation stays undated, i.e. older than the 2023 and 2026 texts
     # (next to one 2026 English edition the date estimate would place it in 2026).

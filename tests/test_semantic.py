@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from kb import semantic
+from kb.search import semantic
 from tests._kbfixtures import seed_corpus
 from tests.helpers import ROOT
 

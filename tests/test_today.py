@@ -10,8 +10,8 @@ import re
 
 import pytest
 
-from kb import align, editions, glossary, history
 from kb.store import Store
+from kb.versions import align, editions, glossary, history
 from tests._kbfixtures import home_of, today_store
 from web import create_app
 
@@ -196,8 +196,8 @@ def test_the_alignment_page_shows_one_section_side_by_side(client):
 @pytest.fixture(scope="module")
 def searcher(tmp_path_factory):
     """Today's two texts, the English edition and its whole translation, with their search index."""
-    from kb.index import build_index
-    from kb.search import Searcher
+    from kb.search.index import build_index
+    from kb.search.searcher import Searcher
     from tests._kbfixtures import CR_JA_FULL, build_store, english
 
     root = tmp_path_factory.mktemp("today-search")

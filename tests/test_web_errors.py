@@ -140,26 +140,28 @@ def test_missing_kb_answers_503(tmp_path):
 
 
 def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch, caplog):
-    import kb.align
-    import kb.diff
-    import kb.history
     import kb.links
+    import kb.versions.align
+    import kb.versions.compare
+    import kb.versions.history
 
     def broken(*args, **kwargs):
         raise ValueError("corrupt lineage row")
 
     for module, name in (
-        (kb.history, "history"),
+        (kb.versions.history, "history"),
         (kb.links, "citations_for"),
         (kb.links, "saved"),
-        (kb.diff, "diff_versions"),
-        (kb.align, "align"),
+        (kb.versions.compare, "diff_versions"),
+        (kb.versions.align, "align"),
     ):
         monkeypatch.setattr(module, name, broken)
     app = create_app(client.application.extensions["rulekb"].home.path)
     c = app.test_client()
     data = c.get("/api/mtg/ja/20231117.0/509.1c").get_json()
-    assert data["history"] is None and data["unavailable"]["history"] == "kb.history.history failed: ValueError"
+    assert (
+        data["history"] is None and data["unavailable"]["history"] == "kb.versions.history.history failed: ValueError"
+    )
     assert data["tests"] is None and data["text"]  # the clause itself still shows
     assert c.get("/api/tests").get_json()["unavailable"] == "kb.links.saved failed: ValueError"
     diff = c.get("/diff/mtg/ja/20231117.0/20260807.0")

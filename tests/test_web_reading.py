@@ -13,11 +13,11 @@ from web.text import percent
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory):
-    from kb import history
+    from kb.versions import lineage
 
     home = make_generation(tmp_path_factory.mktemp("reading-home"))
     store = Store.open(str(home / "current" / "kb.sqlite"), write=True)
-    history.build_lineage(store)
+    lineage.build(store)
     store.commit()
     store.close()
     return home

@@ -1,11 +1,11 @@
-"""The glossary page's entries: kb.glossary's entries with the URLs the templates link to."""
+"""The glossary page's entries: kb.versions.glossary's entries with the URLs the templates link to."""
 
 from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from kb import glossary
 from kb.store import Store
+from kb.versions import glossary
 from web.pages import clause_url
 
 matches = glossary.matches

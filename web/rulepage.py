@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import re
 
-from kb import editions, ruleid
+from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import editions
 from web.pages import clause_url
 from web.text import reference_segments
 
@@ -16,7 +17,7 @@ _LEVELS = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 class References:
     """Where a version's cited clause ids link: its own text, else the English edition it renders
-    (kb.editions); never another edition by number, where the same number may be another rule."""
+    (kb.versions.editions); never another edition by number, where the same number may be another rule."""
 
     def __init__(self, s: Store, game: str, lang: str, v: VersionInfo):
         self.s, self.game, self.lang, self.v = s, game, lang, v

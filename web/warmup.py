@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import time
 
-from web.state import EDITORIAL_VOCABULARY
-
 log = logging.getLogger(__name__)
 
 PAGES = (
@@ -32,7 +30,7 @@ def warm(app, state) -> None:
         gen = state.current()
         from web import services
 
-        gen.share(EDITORIAL_VOCABULARY, services.editorial_vocabulary(gen.store()))  # one scan for all threads
+        services.editorial_vocabulary(gen.store())  # one scan, shared by every connection of the generation
         client = app.test_client()
         for url in PAGES:
             client.get(url, headers={"Accept-Encoding": "br, gzip"})  # the compressed front page is cached too

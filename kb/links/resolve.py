@@ -13,13 +13,14 @@ import re
 from dataclasses import dataclass
 from datetime import date
 
-from kb import editorial, order, ruleid
+from kb import ruleid
 from kb.errors import NotFound
-from kb.history import successor, valid_window
 from kb.links import copied, evidence, forms
 from kb.links.clauses import View, norm
 from kb.links.extract import Cite
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import editorial, order
+from kb.versions.history import successor, valid_window
 
 _KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
 _TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or action, or a whole rule

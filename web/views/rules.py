@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from flask import Blueprint, abort
 
-from kb import editions, ruleid
-from kb import history as lineage
+from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import align, editions
+from kb.versions import history as lineage
 from web import moved, rulepage, services, toc, updates
 from web.fold import fold_history, runs
 from web.pages import (
@@ -94,7 +95,7 @@ def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
 def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     """The same clause in the other language, through the edition pairing (or its lineage)."""
     other = "en" if v.lang == "ja" else "ja"
-    found = editions.counterpart(s, v, rule)
+    found = align.counterpart(s, v, rule)
     r = editions.rendering(v)
     pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
     if found is None:

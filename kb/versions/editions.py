@@ -1,7 +1,7 @@
 """The English edition each translation renders, stored once per version, and lookups through it.
 
 A Japanese text translates one English edition: 和訳 ``20260116.0`` renders ``20260116``; the old
-private translation 5.5.0.0 renders the edition its clause ids match (kb.order's estimate, 20081001);
+private translation 5.5.0.0 renders the edition its clause ids match (kb.versions.order's estimate, 20081001);
 a wiki quote of 20260807.0 names an edition the KB may not hold, and is then read against the edition
 in force on its date (``exact`` false: its numbering may differ, so its references are not resolved
 there). Everything that crosses languages — references, lineage, the other-language panel, the
@@ -12,9 +12,8 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from kb import order
-from kb.errors import NotFound
-from kb.store import NodeRecord, Store, VersionInfo
+from kb.store import Store, VersionInfo
+from kb.versions import order
 
 SAME_EDITION = "same edition"
 BY_CONTENT = "estimated by content"
@@ -91,31 +90,4 @@ def resolve_reference(store: Store, v: VersionInfo, rule: str, held: set[str]) -
     edition = rendered_edition(store, v, exact=True)
     if edition is not None and store.node(edition, rule) is not None:
         return edition, rule
-    return None
-
-
-def counterpart(store: Store, v: VersionInfo, rule: str) -> tuple[VersionInfo, NodeRecord, str] | None:
-    """The same clause in the other language: ``(version, node, how)``.
-
-    ``how`` is "pair" when it comes from the edition pairing itself (a translation's English edition,
-    or a translation of this English edition), "lineage" when the pair lacks it and the clause's
-    lineage finds it in another edition's translation (newest first; its id may differ there).
-    None when neither has it."""
-    from kb import history
-
-    candidates = [rendered_edition(store, v)] if v.lang != "en" else translations_of(store, v)
-    for other in candidates:
-        if other is not None and (node := store.node(other, rule)) is not None:
-            return other, node, "pair"
-    if v.lang != "en":
-        return None
-    try:
-        steps, _ = history.thread(store, v.game, "en", rule, v.label)
-    except NotFound:
-        return None
-    at = {s.version.label: s.rule for s in steps}
-    for other in reversed(store.versions(v.game)):
-        r = rendering(other)
-        if other.lang != "en" and r and r.label in at and (node := store.node(other, at[r.label])) is not None:
-            return other, node, "lineage"
     return None

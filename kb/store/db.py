@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
+from typing import Any, TypeVar
 
 from kb import ruleid
 from kb.errors import InputError, NotFound, StoreError
@@ -135,6 +136,9 @@ def _node(row) -> NodeRecord:
     )
 
 
+T = TypeVar("T")
+
+
 class Store:
     """One ``kb.sqlite`` file. Open read-only to serve, writable only while building."""
 
@@ -143,6 +147,7 @@ class Store:
         self.path = path
         self.writable = writable
         self._versions_cache: list[VersionInfo] | None = None
+        self.memo: dict[str, Any] = {}  # values derived from the contents (kb.versions.editorial's word counts)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -401,6 +406,16 @@ class Store:
     def use_versions(self, versions: list[VersionInfo]) -> None:
         """Adopt the version list another read-only connection to the same file read (it scans every node)."""
         self._versions_cache = versions
+
+    def share_memo(self, memo: dict[str, Any]) -> None:
+        """Keep derived values in ``memo``, shared with the other read-only connections to the same file."""
+        self.memo = memo
+
+    def derived(self, key: str, compute: Callable[[], T]) -> T:
+        """The value ``compute()`` derives from the stored contents, computed once per memo."""
+        if key not in self.memo:
+            self.memo[key] = compute()
+        return self.memo[key]
 
     def _load_versions(self) -> list[VersionInfo]:
         counts = {

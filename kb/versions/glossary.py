@@ -13,8 +13,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from kb import editions, ruleid
+from kb import ruleid
 from kb.store import Store, VersionInfo
+from kb.versions import editions
 
 MAX_USES = 20
 _QUOTES = re.compile(r"[’‘'`“”\"?]")

@@ -23,9 +23,10 @@ import statistics
 import unicodedata
 from collections import Counter
 
-from kb import editions, history, ruleid
+from kb import ruleid
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import editions, history
 
 _NUM = re.compile(r"\d+")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’ \-]{2,}[A-Za-z]")
@@ -247,3 +248,28 @@ def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
         "pairs": pairs,
         "summary": summary,
     }
+
+
+def counterpart(store: Store, v: VersionInfo, rule: str) -> tuple[VersionInfo, NodeRecord, str] | None:
+    """The same clause in the other language: ``(version, node, how)``.
+
+    ``how`` is "pair" when it comes from the edition pairing itself (a translation's English edition,
+    or a translation of this English edition), "lineage" when the pair lacks it and the clause's
+    lineage finds it in another edition's translation (newest first; its id may differ there).
+    None when neither has it."""
+    candidates = [editions.rendered_edition(store, v)] if v.lang != "en" else editions.translations_of(store, v)
+    for other in candidates:
+        if other is not None and (node := store.node(other, rule)) is not None:
+            return other, node, "pair"
+    if v.lang != "en":
+        return None
+    try:
+        steps, _ = history.thread(store, v.game, "en", rule, v.label)
+    except NotFound:
+        return None
+    at = {s.version.label: s.rule for s in steps}
+    for other in reversed(store.versions(v.game)):
+        r = editions.rendering(other)
+        if other.lang != "en" and r and r.label in at and (node := store.node(other, at[r.label])) is not None:
+            return other, node, "lineage"
+    return None

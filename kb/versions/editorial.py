@@ -118,13 +118,14 @@ _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 def vocabulary(store) -> Counter:
     """How many distinct stored texts use each canonical word (a misspelling is rare; cached per store)."""
-    vocab = getattr(store, "_editorial_vocabulary", None)
-    if vocab is None:
-        vocab = Counter()
+
+    def count() -> Counter:
+        vocab: Counter = Counter()
         for title, text in store.conn.execute("SELECT title, text FROM contents"):
             vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
-        store._editorial_vocabulary = vocab
-    return vocab
+        return vocab
+
+    return store.derived("editorial_vocabulary", count)
 
 
 def _marks_removed(text: str) -> str:
