@@ -173,11 +173,36 @@ def link_unterminated_comments(root: Path, n: int) -> None:
     (root / "Weird.java").write_text("".join(f"int x{i} = 1; /* rule 509.1c\n" for i in range(n * 600)))
 
 
+def link_escaped_quotes_python(root: Path, n: int) -> None:
+    """A Python string with thousands of escaped quotes that never closes (retried from every quote)."""
+    (root / "test_quotes.py").write_text('x = "CR 702.19b ' + '\\"' * (n * 100000) + "\n")
+
+
+def link_escaped_quotes_typescript(root: Path, n: int) -> None:
+    """The same in TypeScript, with single quotes."""
+    (root / "quotes.test.ts").write_text("const s = 'CR 702.19b " + "\\'" * (n * 100000) + ";\n")
+
+
+def link_escaped_backticks(root: Path, n: int) -> None:
+    """A TypeScript template string of escaped backticks cut by a backslash before a newline."""
+    (root / "template.test.ts").write_text("const s = `CR 702.19b " + "\\`" * (n * 100000) + "\\\n")
+
+
+def link_unclosed_quote_lines(root: Path, n: int) -> None:
+    """Thousands of Java lines that each open a string with escaped quotes and never close it."""
+    line = 'String s = "rule 509.1c ' + '\\"' * 20 + "\n"
+    (root / "QuotesTest.java").write_text(line * (n * 2000))
+
+
 LINK: dict[str, Callable[[Path, int], None]] = {
     "link one long line": link_long_line,
     "link python tests": link_python_tests,
     "link java tests": link_java_tests,
     "link unterminated /*": link_unterminated_comments,
+    "link escaped quotes python": link_escaped_quotes_python,
+    "link escaped quotes typescript": link_escaped_quotes_typescript,
+    "link escaped backticks": link_escaped_backticks,
+    "link unclosed quote lines": link_unclosed_quote_lines,
 }
 
 

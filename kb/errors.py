@@ -67,6 +67,13 @@ def describe_failure(exc: BaseException) -> str | None:
     return None
 
 
+def printable(path: str) -> str:
+    """A file name as text: bytes of it that are not UTF-8 (surrogate-escaped by the OS layer) as ``\\xNN``."""
+    if surrogate_position(path) < 0:
+        return path
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def surrogate_position(value: str) -> int:
     """Index of the first byte that was not UTF-8 in a command-line argument (surrogate-escaped), or -1."""
     for i, ch in enumerate(value):

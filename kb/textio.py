@@ -192,6 +192,11 @@ _SPECIAL = (
 )
 
 
+def special_kind(mode: int) -> str:
+    """What a file that is neither a directory nor a regular file is: "a FIFO", "a socket", …"""
+    return next((name for test, name in _SPECIAL if test(mode)), "a special file")
+
+
 def check_input_file(path: str, display: str | None = None) -> os.stat_result:
     """Stat ``path`` and refuse, in one line, anything but a regular file of a readable size.
 
@@ -205,8 +210,7 @@ def check_input_file(path: str, display: str | None = None) -> os.stat_result:
     if stat.S_ISDIR(st.st_mode):
         raise InputError("is a directory, not a file (give the files in it, e.g. DIR/*.txt)", path=display)
     if not stat.S_ISREG(st.st_mode):
-        kind = next((name for test, name in _SPECIAL if test(st.st_mode)), "a special file")
-        raise InputError(f"not a regular file ({kind})", path=display)
+        raise InputError(f"not a regular file ({special_kind(st.st_mode)})", path=display)
     if st.st_size > MAX_INPUT_BYTES:
         raise InputError(
             f"{st.st_size / 2**20:.1f} MiB: larger than the {MAX_INPUT_BYTES // 2**20} MiB a rules text may be "

@@ -9,8 +9,10 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from kb.errors import InputError
+from kb.errors import InputError, printable
 from kb.links.forms import embedded_copy
+from kb.links.lexer import Lexer, Quote
+from kb.textio import os_reason, special_kind
 
 LANGUAGES = {
     ".py": "python",
@@ -53,23 +55,40 @@ SKIP_DIRS = {
 
 # A block that never closes (an unterminated /*, triple quote or raw string) runs to the end of the file, as
 # a compiler reads it: matched once, not retried from every later opener (30,000 stray /* were quadratic).
-_PY_STRING = (
-    r"""[rRbBuUfF]{0,2}(?:\"\"\"[\s\S]*?(?:\"\"\"|\Z)|'''[\s\S]*?(?:'''|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')"""
-)
+# A quoted string that does not close on its line is code; kb.links.lexer finds that out once per line, not
+# once per quote inside it (20,000 escaped quotes were quadratic).
 _C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)"
 _TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
-_DQ = r'"(?:[^"\\\n]|\\.)*"'
+_ESCAPED = r"|\\."  # a backslash and the character after it, on one line
+
+
+def _quoted(q: str, prefix: str = "", before: str = "") -> Quote:
+    """A string between two ``q`` on one line, backslash escapes allowed."""
+    return Quote(q, prefix, q, rf"[^{q}\\\n]" + _ESCAPED, q, before)
+
+
+_DQ = _quoted('"')
+_SQ = _quoted("'")
 _CHAR = r"'(?:[^'\\\n]|\\[^'\n]{1,10})'"  # a char literal, not a Rust lifetime
+_PY_PREFIX = "[rRbBuUfF]{0,2}"
+_TEMPLATE = Quote("`", "", "`", r"[^`\\]" + _ESCAPED, r"`|\Z")  # a backslash before a newline fails it
 # One alternation per language; every match is a comment or a string literal (prose), the rest is code.
+_C_LIKE = [_C_COMMENTS, _TRIPLE, _DQ, _CHAR]
 _LEXERS = {
-    "python": re.compile(rf"#[^\n]*|{_PY_STRING}"),
-    "java": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
-    "kotlin": re.compile(rf"{_C_COMMENTS}|{_TRIPLE}|{_DQ}|{_CHAR}"),
-    "csharp": re.compile(rf'{_C_COMMENTS}|@"(?:[^"]|"")*(?:"|\Z)|\$?{_TRIPLE}|\$?{_DQ}|{_CHAR}'),
-    "rust": re.compile(rf'{_C_COMMENTS}|b?r(#*)"[\s\S]*?(?:"\1|\Z)|b?{_DQ}|b?{_CHAR}'),
-    "go": re.compile(rf"{_C_COMMENTS}|`[^`]*(?:`|\Z)|{_DQ}|{_CHAR}"),
-    "typescript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
-    "javascript": re.compile(rf"{_C_COMMENTS}|`(?:[^`\\]|\\.)*(?:`|\Z)|{_DQ}|'(?:[^'\\\n]|\\.)*'"),
+    "python": Lexer(
+        [
+            r"#[^\n]*",
+            _quoted('"', _PY_PREFIX, r'"""[\s\S]*?(?:"""|\Z)'),
+            _quoted("'", _PY_PREFIX, r"'''[\s\S]*?(?:'''|\Z)"),
+        ]
+    ),
+    "java": Lexer(_C_LIKE),
+    "kotlin": Lexer(_C_LIKE),
+    "csharp": Lexer([_C_COMMENTS, r'@"(?:[^"]|"")*(?:"|\Z)', rf"\$?{_TRIPLE}", _quoted('"', r"\$?"), _CHAR]),
+    "rust": Lexer([_C_COMMENTS, r'b?r(?P<hashes>#*)"[\s\S]*?(?:"(?P=hashes)|\Z)', _quoted('"', "b?"), f"b?{_CHAR}"]),
+    "go": Lexer([_C_COMMENTS, r"`[^`]*(?:`|\Z)", _DQ, _CHAR]),
+    "typescript": Lexer([_C_COMMENTS, _TEMPLATE, _DQ, _SQ]),
+    "javascript": Lexer([_C_COMMENTS, _TEMPLATE, _DQ, _SQ]),
 }
 # JSX text between tags (<p>See rule 702.19b</p>): after a ">" that is not an arrow, up to a tag or an
 # expression; it must start like prose (a generic's "<T>(x" or "Map<K, V> =" starts with a symbol).
@@ -165,9 +184,9 @@ def read_text(path: str) -> str | None:
         with open(path, "rb") as fh:
             data = fh.read(MAX_BYTES + 1)
     except OSError as exc:
-        raise InputError(f"cannot read: {exc.strerror}", path=path) from None
+        raise InputError(f"cannot read: {exc.strerror}", path=printable(path)) from None
     if len(data) > MAX_BYTES:
-        raise InputError(f"larger than {MAX_BYTES // 2**20} MiB: not a hand-written source", path=path)
+        raise InputError(f"larger than {MAX_BYTES // 2**20} MiB: not a hand-written source", path=printable(path))
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         text = data.decode("utf-16", errors="replace")
     elif b"\0" in data[:4096]:
@@ -197,32 +216,59 @@ def walk(paths: list[str], skipped: list[str] | None = None) -> Iterator[tuple[s
     Inside a tree only regular files whose real path lies under the tree are read: a symlink to a file
     outside it (``passwd.py -> /etc/passwd``), a FIFO (which would block the scan) or an unreadable
     directory is left out, with its reason appended to ``skipped``. A file named on the command line is
-    the user's choice and is read wherever it points."""
+    the user's choice and is read wherever it points; a named FIFO or device is refused."""
     skipped = skipped if skipped is not None else []
     for root in paths:
-        if os.path.isfile(root):
+        try:
+            st = os.stat(root)
+        except OSError as exc:
+            raise InputError(os_reason(exc), path=root) from None
+        if stat.S_ISREG(st.st_mode):
             if language_of(root):
-                yield root, os.path.basename(root)
+                yield root, printable(os.path.basename(root))
             continue
-        if not os.path.isdir(root):
-            raise InputError("no such file or directory", path=root)
+        if not stat.S_ISDIR(st.st_mode):
+            raise InputError(f"{special_kind(st.st_mode)}, not a directory or a regular file", path=root)
         real_root = os.path.realpath(root)
-
-        def unreadable(exc: OSError) -> None:
-            skipped.append(f"{exc.filename}: cannot read directory: {exc.strerror}")
-
         found = []
-        for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable):
-            dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")]
-            for name in filenames:
-                if language_of(name):
-                    full = os.path.join(dirpath, name)
-                    why = _not_inside(full, real_root)
-                    if why:
-                        skipped.append(f"{full}: {why}")
-                    else:
-                        found.append((full, os.path.relpath(full, root).replace(os.sep, "/")))
+        for full in _files_under(root, skipped):
+            if language_of(full):
+                why = _not_inside(full, real_root)
+                if why:
+                    skipped.append(f"{printable(full)}: {why}")
+                else:  # the name as text (bytes that are not UTF-8 as \xNN); the path as the OS wants it
+                    found.append((full, printable(os.path.relpath(full, root).replace(os.sep, "/"))))
         yield from sorted(found, key=lambda pair: pair[1])
+
+
+def _files_under(root: str, skipped: list[str]) -> Iterator[str]:
+    """Every file under ``root`` (symbolic links to directories not followed), walked without recursion:
+    a tree thousands of directories deep is read like a flat one. A directory that cannot be listed (no
+    permission, a path longer than the system allows) is appended to ``skipped``."""
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                listed = [(e.name, e.path, _is_real_dir(e)) for e in entries]
+        except OSError as exc:
+            skipped.append(f"{printable(folder)}: cannot read directory: {exc.strerror or exc}")
+            continue
+        for name, path, is_dir in listed:
+            if is_dir is None:
+                yield path
+            elif is_dir and name not in SKIP_DIRS and not name.startswith("."):
+                stack.append(path)
+
+
+def _is_real_dir(entry: os.DirEntry) -> bool | None:
+    """True for a directory to walk into, False for a link to one (not followed), None for anything else."""
+    try:
+        if entry.is_dir():
+            return not entry.is_symlink()
+    except OSError:
+        pass
+    return None
 
 
 def _not_inside(path: str, real_root: str) -> str | None:
