@@ -194,6 +194,22 @@ def link_unclosed_quote_lines(root: Path, n: int) -> None:
     (root / "QuotesTest.java").write_text(line * (n * 2000))
 
 
+def link_nested_describes(root: Path, n: int) -> None:
+    """TypeScript describe blocks nested thousands deep, each citing a rule (owners walked from the root)."""
+    (root / "nested.test.ts").write_text('describe("a", () => { // CR 702.19b\n' * (n * 1000))
+
+
+def link_nested_classes(root: Path, n: int) -> None:
+    """Java classes nested thousands deep with a test in each (test ids built up the parent chain)."""
+    (root / "NestedTest.java").write_text("class A { // rule 509.1c\n @Test void t() {}\n" * (n * 1000))
+
+
+def link_python_defs_never_dedent(root: Path, n: int) -> None:
+    """Python classes each one level deeper (to 64, then again): every block's end searched to the end."""
+    body = "".join(" " * (i % 64) + f"class T{i}:\n" + " " * (i % 64 + 1) + "# CR 702.19b\n" for i in range(n * 1000))
+    (root / "test_deep.py").write_text(body)
+
+
 LINK: dict[str, Callable[[Path, int], None]] = {
     "link one long line": link_long_line,
     "link python tests": link_python_tests,
@@ -203,6 +219,9 @@ LINK: dict[str, Callable[[Path, int], None]] = {
     "link escaped quotes typescript": link_escaped_quotes_typescript,
     "link escaped backticks": link_escaped_backticks,
     "link unclosed quote lines": link_unclosed_quote_lines,
+    "link nested describes": link_nested_describes,
+    "link nested classes": link_nested_classes,
+    "link python never dedents": link_python_defs_never_dedent,
 }
 
 

@@ -16,7 +16,8 @@ import pytest
 from click.testing import CliRunner
 
 from kb.cli import cli
-from kb.links import gitdates, scan, scanner
+from kb.links import gitdates, scan, scanner, units
+from kb.links.owners import Owners
 from tests._kbfixtures import home_of, store_of
 
 COMMITTED = "2020-01-02T03:04:05Z"
@@ -269,20 +270,26 @@ UNCLOSED = {
 @pytest.mark.parametrize("case", list(UNCLOSED))
 def test_a_string_that_never_closes_is_scanned_in_linear_time(tmp_path, case):
     """8x the escaped quotes take about 8x the time, not 64x (the plain alternation took 0.3 s at 5,000
-    quotes and 21 s at 40,000). Best of three, with room for a loaded machine."""
-    name, make = UNCLOSED[case]
+    quotes and 21 s at 40,000)."""
+    assert_linear(tmp_path, *UNCLOSED[case], 5000)
 
-    def seconds(n: int) -> float:
+
+def assert_linear(tmp_path: Path, name: str, make, n: int, cites: bool = False) -> None:
+    """Scanning ``make(8 * n)`` takes less than 16x scanning ``make(n)`` (a quadratic scan takes 64x):
+    best of three CPU times, with room for a loaded machine."""
+
+    def seconds(size: int) -> float:
         path = tmp_path / name
-        path.write_text(make(n))
+        path.write_text(make(size))
         best = float("inf")
         for _ in range(3):
             t0 = time.process_time()
-            scan([str(path)])
+            found = scan([str(path)])
             best = min(best, time.process_time() - t0)
+        assert not cites or len(found) >= size  # every level's citation is read
         return best
 
-    small, large = seconds(5000), seconds(40000)
+    small, large = seconds(n), seconds(8 * n)
     assert large < 16 * small + 0.05, (small, large)
 
 
@@ -297,3 +304,55 @@ def test_a_file_name_that_is_not_utf8_is_scanned_and_saved(home, tmp_path):
     assert r.exit_code == 0, r.output
     [c] = json.loads(r.stdout)["citations"]
     assert (c["file"], c["test"], c["rule"]) == ("test_\\xff.py", "test_\\xff.py::test_a", "702.19b")
+
+
+NESTED = {
+    "typescript describes": ("n.test.ts", lambda n: 'describe("a", () => { // CR 702.19b\n' * n),
+    "java classes with tests": ("NTest.java", lambda n: "class A { // rule 509.1c\n @Test void t() {}\n" * n),
+    "kotlin specs": ("n.kt", lambda n: 'context("x") { // CR 702.19b\n' * n),
+    "python that never dedents": (
+        "test_n.py",
+        lambda n: "".join(" " * (i % 64) + f"class T{i}:\n" + " " * (i % 64 + 1) + "# CR 702.19b\n" for i in range(n)),
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(NESTED))
+def test_blocks_nested_thousands_deep_are_scanned_in_linear_time(tmp_path, case):
+    """8x the nesting takes about 8x the time (owners were found from the roots down, test ids and Python
+    block ends by walking the whole depth: 25x per 4x)."""
+    assert_linear(tmp_path, *NESTED[case], 500, cites=True)
+
+
+def test_a_test_id_names_the_innermost_classes_only():
+    from kb.links.units import MAX_NESTING
+
+    src = scanner.lex(scanner.SourceFile("N.java", "N.java", "java", "class A {\n" * 100 + "@Test void t() {}\n"))
+    [test] = [f for f in units.iter_frames(units.frames(src)) if f.test]
+    assert test.id == ".".join(["A"] * MAX_NESTING) + "#t"
+
+
+@pytest.mark.parametrize("language", ["java", "typescript", "python", "kotlin"])
+def test_owners_swept_forward_match_owners_found_from_the_roots(language):
+    """The sweep (well nested frames) answers as the walk down from the roots, on random test files."""
+    tokens = {
+        "java": ["class A {\n", "@Test\nvoid t() {\n", "}\n", "// CR 509.1c\n", "int[] x = {1, 2};\n", "void h() {\n"],
+        "typescript": ["describe('x', () => {\n", "it('y', () => {\n", "});\n", "// CR 509.1c\n", "function f() {\n"],
+        "python": [
+            "class TestA:\n",
+            "    def test_a(self):\n",
+            "        # CR 509.1c\n",
+            "def test_b():\n",
+            "    pass\n",
+        ],
+        "kotlin": ["class A {\n", "@Test fun t() {\n", "}\n", "// CR 509.1c\n", 'context("x") {\n', 'test("y") {\n'],
+    }[language]
+    name = {"java": "A.java", "typescript": "a.test.ts", "python": "test_a.py", "kotlin": "a.kt"}[language]
+    rng = random.Random(language)
+    for _ in range(400):
+        text = "".join(rng.choice(tokens) for _ in range(rng.randrange(1, 40)))
+        roots = units.frames(scanner.lex(scanner.SourceFile(name, name, language, text)))
+        swept, walked = Owners(roots), Owners(roots)
+        walked.nested = False
+        for offset in sorted(rng.randrange(len(text) + 1) for _ in range(15)):
+            assert swept(offset) == walked(offset), (text, offset)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from kb.errors import InputError
 from kb.links import forms, scanner, units
+from kb.links.owners import Owners
 from kb.model import Citation
 
 
@@ -105,6 +106,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     out = Scan(files=1)
     roots = units.frames(src)
     every = units.iter_frames(roots)
+    owner = Owners(roots)
     for f in every:
         if f.test:
             out.tests.append(FoundTest(f.id, src.rel, f.line, f.classname, f.name, src.language))
@@ -112,12 +114,12 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
     # docstring, a class comment) dates the whole file.
     file_date = None
     for r in src.regions:
-        if r.kind != "name" and (d := forms.explicit_written(r.text)) and units.owner(roots, r.start)[0] != "test":
+        if r.kind != "name" and (d := forms.explicit_written(r.text)) and owner(r.start)[0] != "test":
             file_date = d
             break
 
     def emit(found: forms.Found, offset: int, region: scanner.Region, written, how) -> None:
-        scope, tests = units.owner(roots, offset)
+        scope, tests = owner(offset)
         line = src.line_of(offset)
         ctx = scanner.prose(scanner.Region(region.kind, 0, _context(region.text, found.offset)))
         base = dict(
@@ -138,7 +140,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
         elif scope == "class" and found.range_to:
             # describe("Part 2 (Rules 702.21-702.37)"): a range over a group names the group; it does not
             # say that every test checks every clause. One label, credited to no test.
-            group = units.group_of(src, roots, offset)
+            group = units.group_of(src, owner.innermost(offset))
             out.citations.append(Cite(test=group, kind="label", scope="class", **base))
             return
         for t in tests:

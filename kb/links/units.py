@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import bisect
+import heapq
 import re
 from dataclasses import dataclass, field
 
@@ -24,8 +25,10 @@ class Frame:
     children: list[Frame] = field(default_factory=list)
     id: str = ""  # test id, for tests
     classname: str = ""  # for JUnit matching
+    classes: tuple[str, ...] = ()  # the classes around it, outermost first (the MAX_NESTING innermost)
 
 
+MAX_NESTING = 32  # classes a test id names at most (the innermost): real code nests a few, a hostile file thousands
 _CLASS = re.compile(
     r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
 )
@@ -235,18 +238,16 @@ def python_frames(src: SourceFile) -> list[Frame]:
     for ln in lines:
         starts.append(starts[-1] + len(ln) + 1)
     text_lines = src.text.split("\n")
+    defs = list(_PY_DEF.finditer(code))
+    ends = _block_ends(
+        lines, [(bisect.bisect_right(starts, m.start()) - 1, len(m.group(1).expandtabs())) for m in defs]
+    )
     roots: list[Frame] = []
     open_frames: list[tuple[int, Frame]] = []
-    for m in _PY_DEF.finditer(code):
+    for m, end_line in zip(defs, ends, strict=True):
         indent = len(m.group(1).expandtabs())
         lineno = bisect.bisect_right(starts, m.start()) - 1  # not a count from the start for every def
         first = _leading_lines(lines, text_lines, lineno, indent)
-        end_line = lineno + 1
-        while end_line < len(lines):
-            s = lines[end_line]
-            if s.strip() and len(s) - len(s.lstrip()) <= indent and not s.lstrip().startswith((")", "]", "}")):
-                break
-            end_line += 1
         while open_frames and open_frames[-1][0] >= indent:
             open_frames.pop()
         parent = open_frames[-1][1] if open_frames else None
@@ -265,6 +266,27 @@ def python_frames(src: SourceFile) -> list[Frame]:
         (parent.children if parent else roots).append(frame)
         open_frames.append((indent, frame))
     return roots
+
+
+def _block_ends(lines: list[str], defs: list[tuple[int, int]]) -> list[int]:
+    """For each (line, indent) of a def, the first later line indented no deeper (not a closing bracket).
+
+    One pass over the lines with the open defs in a heap, deepest first: a def nested thousands deep
+    does not rescan the rest of the file for its end."""
+    ends = [len(lines)] * len(defs)
+    by_line: dict[int, list[int]] = {}
+    for i, (line, _) in enumerate(defs):
+        by_line.setdefault(line, []).append(i)
+    heap: list[tuple[int, int]] = []  # (-indent, def) of the defs still open
+    for k, s in enumerate(lines):
+        body = s.lstrip()
+        if heap and body and not body.startswith((")", "]", "}")):
+            depth = len(s) - len(body)
+            while heap and -heap[0][0] >= depth:
+                ends[heapq.heappop(heap)[1]] = k
+        for i in by_line.get(k, ()):
+            heapq.heappush(heap, (-defs[i][1], i))
+    return ends
 
 
 # Gherkin keywords (English and the `# language:` translations a Japanese or European team writes),
@@ -353,9 +375,14 @@ def frames(src: SourceFile) -> list[Frame]:
         roots = gherkin_frames(src)
     else:
         roots = brace_frames(src)
-    for f in iter_frames(roots):
+    # Each frame's classes from its parent's: a frame nested thousands deep (4,000 "{" in a row) does not
+    # walk up through every parent, and its id does not grow with the depth.
+    for f in iter_frames(roots):  # parents before their children
+        up = f.parent
+        if up is not None:
+            f.classes = (*up.classes, up.name)[-MAX_NESTING:] if up.kind == "class" else up.classes
         if f.test:
-            f.id, f.classname = test_id(src, f)
+            f.id, f.classname = test_id(src, f, list(f.classes))
     return roots
 
 
@@ -370,15 +397,9 @@ def iter_frames(roots: list[Frame]) -> list[Frame]:
     return out
 
 
-def test_id(src: SourceFile, f: Frame) -> tuple[str, str]:
-    """(test id, class name for JUnit matching) in the convention of the file's language."""
-    chain = []
-    p = f.parent
-    while p is not None:
-        if p.kind == "class":
-            chain.append(p.name)
-        p = p.parent
-    chain.reverse()
+def test_id(src: SourceFile, f: Frame, chain: list[str]) -> tuple[str, str]:
+    """(test id, class name for JUnit matching) in the convention of the file's language; ``chain``: the
+    names of the classes around the test, outermost first."""
     lang = src.language
     if lang == "python":
         return "::".join([src.rel, *chain, f.name]), ".".join([src.rel.rsplit(".", 1)[0].replace("/", "."), *chain])
@@ -392,52 +413,13 @@ def test_id(src: SourceFile, f: Frame) -> tuple[str, str]:
     return " > ".join([*chain, f.name]), " ".join(chain)
 
 
-def group_of(src: SourceFile, roots: list[Frame], offset: int) -> str:
-    """The id of the class-like frames around ``offset`` (a describe block, a class), in the file's convention."""
-    chain = []
-    level = roots
-    while (inner := _holding(level, offset)) is not None:
-        if inner.kind == "class":
-            chain.append(inner.name)
-        level = inner.children
+def group_of(src: SourceFile, frame: Frame | None) -> str:
+    """The id of the class-like frames around a place whose innermost frame is ``frame`` (a describe block,
+    a class), in the file's convention."""
+    chain = [] if frame is None else [*frame.classes, frame.name] if frame.kind == "class" else list(frame.classes)
+    chain = chain[-MAX_NESTING:]
     if src.language == "python":
         return "::".join([src.rel, *chain])
     if src.language in ("java", "kotlin", "csharp", "gherkin"):
         return ".".join(chain)
     return ("::" if src.language == "rust" else " > ").join(chain)
-
-
-def _holding(level: list[Frame], offset: int) -> Frame | None:
-    """The first of the sibling frames ``level`` (in file order) whose extent holds ``offset``: found by
-    bisection on their starts, not by walking every sibling (20,000 tests in one class were quadratic)."""
-    i = bisect.bisect_right(level, offset, key=lambda f: f.decl) - 1
-    found = None
-    while i >= 0 and offset < level[i].end:  # siblings do not overlap; should they, the first one wins
-        found, i = level[i], i - 1
-    return found
-
-
-def tests_under(f: Frame) -> list[Frame]:
-    """The tests inside a class frame (nested classes included)."""
-    return [g for g in iter_frames(f.children) if g.test]
-
-
-def owner(roots: list[Frame], offset: int) -> tuple[str, list[Frame]]:
-    """Who a citation at ``offset`` belongs to: ("test", [test]), ("class", tests of the class) or ("code", [])."""
-    chain = []
-    level = roots
-    while (inner := _holding(level, offset)) is not None:
-        chain.append(inner)
-        level = inner.children
-    for f in reversed(chain):
-        if f.test:
-            return "test", [f]
-    for f in reversed(chain):
-        if f.kind == "class":
-            first_member = min((c.decl for c in f.children), default=f.end)
-            if offset < f.body or (f.children and offset < first_member):
-                tests = tests_under(f)
-                if tests:
-                    return "class", tests
-            break
-    return "code", []
