@@ -25,9 +25,11 @@ import os
 import re
 from datetime import date
 
+from ingest import damage
 from ingest.common import Hints
 from ingest.cr_en_ids import Item, Numberer
 from ingest.glossary_en import EXAMPLE, RULE_LINE, Lines, indent, read_glossary
+from kb import ruleid
 from kb.model import MONTHS, Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "cr-en"
@@ -50,6 +52,7 @@ _EFFECTIVE = re.compile(
 _FILE_DATE = re.compile(r"(?<!\d)(\d{4})[-_ .]?(\d{2})[-_ .]?(\d{2})(?!\d)")
 _SENTENCE_END = tuple(".:;!?)]\"”’'")
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+_CLAUSE_LINE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.?(?:\s|$)")  # a line that starts with a clause id
 _SNIFF_CLAUSE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.? +[A-Z\"“]", re.M)
 _MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 
@@ -96,10 +99,12 @@ def parse(text: str, hints: Hints) -> ParseResult:
     body = lines[start:body_end]
     wrapped = _is_wrapped(body)
     items = _read_body(body, start, wrapped)
-    nodes, diags = Numberer(path).number(items)
+    numberer = Numberer(path)
+    nodes, diags = numberer.number(items)
     for node in nodes:
         _title_from_text(node)
     result.diagnostics.extend(diags)
+    result.diagnostics.extend(_damage(lines, start, body_end, gloss, nodes, numberer.unplaced, path))
     end = _last_line(lines)
     truncated = ""
     if gloss is None:
@@ -108,6 +113,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
             nodes[-1].truncated = True
     elif credits is None:
         truncated = "no Credits heading: it ends inside the glossary"
+    gap = _unlisted_gap(lines, start, nodes) if not truncated else None
+    if gap is not None:  # it goes on to its end, but without a rule its contents list: not whole either
+        truncated, end = gap
     if truncated:
         result.diagnostics.append(Diagnostic(path, end, f"{truncated}; kept as a partial text", "warning"))
     terms, aliases, obsolete = (
@@ -131,6 +139,9 @@ def parse(text: str, hints: Hints) -> ParseResult:
         "body_lines": [start + 1, body_end],
         "glossary_line": gloss + 1 if gloss is not None else None,
         "credits_line": credits + 1 if credits is not None else None,
+        # how much text the credits hold: a copy cut inside them does not replace a whole one (kb.build)
+        "credits_chars": sum(len(x.strip()) for x in lines[credits + 1 :]) if credits is not None else None,
+        "last_line": end,
         "aliases": aliases,
         "obsolete_terms": obsolete,
     }
@@ -148,6 +159,42 @@ def parse(text: str, hints: Hints) -> ParseResult:
         )
     )
     return result
+
+
+def _unlisted_gap(lines: list[str], start: int, nodes: list[RuleNode]) -> tuple[str, int] | None:
+    """(why, line) if the contents before the rules list a rule they lack: the line is where it would be."""
+    held = {n.rule for n in nodes}
+    for i in range(start):
+        m = _RULE.match(lines[i])
+        if m and m.group("id") not in held:
+            rid = m.group("id")
+            before = [n.line for n in nodes if ruleid.sort_key(n.rule) < ruleid.sort_key(rid)]
+            return f"the contents (line {i + 1}) list rule {rid}, which the rules lack", before[
+                -1
+            ] if before else start + 1
+    return None
+
+
+def _damage(
+    lines: list[str], start: int, end: int, gloss: int | None, nodes: list[RuleNode], unplaced: list, path: str
+) -> list[Diagnostic]:
+    """Errors for a damaged text (``ingest.damage``): its title or contents heading again inside the rules,
+    rules after the Glossary heading, a clause line out of its place."""
+    title = next((s.strip().lower() for s in lines if s.strip()), "")
+    first = {s: i for i in range(start - 1, -1, -1) if (s := lines[i].strip().lower()) in ("contents", title)}
+    again = next((i for i in range(start, end) if lines[i].strip().lower() in first), None)
+    restart = None
+    if again is not None:
+        restart = damage.restarted(path, again + 1, lines[again].strip(), first[lines[again].strip().lower()] + 1)
+    return damage.check(
+        path,
+        lines,
+        nodes,
+        unplaced,
+        restart=restart,
+        glossary=(gloss + 1, "Glossary") if gloss is not None else None,
+        is_clause=_CLAUSE_LINE.match,
+    )
 
 
 def _last_line(lines: list[str]) -> int:

@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from ingest.damage import next_letters
 from ingest.glossary_en import Lines
-from kb import ruleid
 from kb.model import Diagnostic, RuleNode
 
 
@@ -24,19 +24,6 @@ class Item:
     indent: int = 0
     text: Lines = field(default_factory=Lines)  # the node's text and examples, built line by line
     examples: list[Lines] = field(default_factory=list)
-
-
-def next_letters(letters: str) -> str:
-    """The sub-rule letters after ``letters`` (a -> b, k -> m, z -> aa, az -> ba); "" -> "a"."""
-    seq = ruleid.SUB_LETTERS
-    if not letters:
-        return "a"
-    last = seq.find(letters[-1])
-    if last + 1 < len(seq):
-        return letters[:-1] + seq[last + 1]
-    if len(letters) == 1:
-        return "aa"
-    return seq[min(seq.find(letters[0]) + 1, len(seq) - 1)] + "a"
 
 
 _ID = re.compile(r"^([1-9]\d{2})(?:\.(\d{1,3})([a-z]{0,2}))?$|^([1-9])$")
@@ -63,6 +50,9 @@ def _key(rid: str) -> tuple | None:
     return (rule // 100, rule, int(num) if num else -1, len(sub), sub)
 
 
+REPEATED = "="  # a line that repeats a clause word for word: dropped
+
+
 def _fmt(rule: int, num: int | None, sub: str) -> str:
     return f"{rule}" if num is None else f"{rule}.{num}{sub}"
 
@@ -80,8 +70,10 @@ class Numberer:
 
     A repair must never move genuine ids: one that would push the next clause's id, valid as
     written, out of sequence is not made ("509.1c" written twice before "509.1d" is not a typo for
-    509.1d), and a line that repeats a clause word for word is a repeat, not a typo. Such a line
-    stays text of the clause before it.
+    509.1d). Such a line stays text of the clause before it, and is listed in ``unplaced``: where
+    its id is missing from the text and belongs (lines swapped), the text is damaged (ingest.damage).
+    A line that repeats a clause word for word is a repeat, not a typo: it is dropped, as the
+    Japanese parser drops a line printed twice.
     """
 
     def __init__(self, path: str):
@@ -94,6 +86,8 @@ class Numberer:
         self.heading_rule: int | None = None
         self.under_heading = 0  # clauses accepted under the current rule heading
         self.diags: list[Diagnostic] = []
+        self.first: dict[str, Item] = {}  # clause id -> the item that holds it
+        self.unplaced: list[tuple[int, str, str]] = []  # (line, id as written, id before it) kept as text
 
     def _fits(self, rid: str) -> bool:
         key = _key(rid)
@@ -108,9 +102,13 @@ class Numberer:
         following = {a: items[b] for a, b in zip(clause_idx, clause_idx[1:], strict=False)}
         for i, item in enumerate(items):
             rid = self._heading_id(item) if item.kind != "clause" else self._clause_id(item, following.get(i))
+            if rid == REPEATED:
+                self._keep_examples(accepted, item)
+                continue
             if rid is None:
                 self._merge(accepted, item)
                 continue
+            self.first[rid] = item
             item.node.rule = rid
             item.node.parent = self._parent(rid)
             self.seen[rid] = item.line
@@ -176,9 +174,15 @@ class Numberer:
         if written and self._fits(written):  # e.g. the rule's heading is missing: trust the id as written
             return self._accept(written, item, rule)
         if repeat:
-            why = f"repeats line {self.seen[written]} word for word"
-        else:
-            why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
+            self._warn(
+                item.line,
+                f"clause id {item.spelled or written} repeats line {self.seen[written]} word for word "
+                f"(after {self.last}); the repeat is dropped",
+            )
+            return REPEATED
+        why = "duplicate" if written in self.seen else "out of order" if written else "without a clause number"
+        if written:
+            self.unplaced.append((item.line, written, self.last or ""))
         self._warn(
             item.line,
             f"clause id {item.spelled or written} {why} (after {self.last}); kept as text of the clause before it",
@@ -198,6 +202,12 @@ class Numberer:
         if rule == self.heading_rule:
             self.under_heading += 1
         return rid
+
+    def _keep_examples(self, accepted: list[Item], item: Item) -> None:
+        """A dropped repeat's examples that its first line lacks go to the clause before it."""
+        known = {str(e) for e in self.first[item.node.rule or _fmt(*item.raw)].examples}
+        if accepted:
+            accepted[-1].examples.extend(e for e in item.examples if str(e) not in known)
 
     @staticmethod
     def _merge(accepted: list[Item], item: Item) -> None:

@@ -27,6 +27,7 @@ import os
 import re
 from datetime import date
 
+from ingest import damage
 from ingest.common import Hints, harvest_terms, title_pair
 from kb import ruleid
 from kb.model import Diagnostic, ParsedVersion, ParseResult, RuleNode, Term
@@ -122,6 +123,14 @@ class _Reader:
         self.marked = False  # the line being read opened with U+3000 or blanks
         self.plain_entries = False  # a glossary entry came without a paragraph mark
         self.target = "text"
+        self.contents_line = 0  # where もくじ stands (a second one: the text starts again)
+        self.glossary_line = 0  # where 用語集 began
+        self.unplaced: list[tuple[int, str, str]] = []  # (line, id, id before it): clause lines kept as text
+        self.restart: Diagnostic | None = None  # a second もくじ: the text starts again
+
+    def listed(self) -> list[str]:
+        """The sections and rules もくじ lists (not はじめに (0) or 用語集 (10), which are no headings), in order."""
+        return [rid for rid, title in self.contents if rid != "0" and not title.endswith(_GLOSSARY_HEAD)]
 
     def warn(self, line: int, message: str) -> None:
         self.diagnostics.append(Diagnostic(self.path, line, message, "warning"))
@@ -130,14 +139,18 @@ class _Reader:
         # A U+3000 paragraph mark (or indentation) does not change what a line is, except in the
         # glossary, where it marks definitions when the entries go without (see on_glossary).
         s = raw.strip().lstrip("\u3000").strip()
+        if s and self.contents_line and _CONTENTS.match(s) and self.restart is None:
+            self.restart = damage.restarted(self.path, line, s, self.contents_line)
         if s:
             self.marked = s != raw.rstrip()
             self.skip = False
             getattr(self, "on_" + self.state)(s, line)
+            if self.state == "glossary" and not self.glossary_line:
+                self.glossary_line = line
 
     def on_header(self, s: str, line: int) -> None:
         if _CONTENTS.match(s):
-            self.state, self.saw_contents = "contents", True
+            self.state, self.saw_contents, self.contents_line = "contents", True, line
         elif self.structure(s, line):
             # No もくじ before the first rule or term: this is a piece cut from a longer text.
             self.orphan, self.header = len(self.header), []
@@ -198,6 +211,8 @@ class _Reader:
             self.skip = True
         else:
             self.warn(line, f"{rid} after {self.nodes[-1].rule} is out of order; kept as text")
+            if "." in rid:
+                self.unplaced.append((line, rid, self.nodes[-1].rule))
         return False
 
     def add_clause(self, m: re.Match, line: int) -> bool:
@@ -324,6 +339,25 @@ class _Reader:
             self.credits.append(s)
 
 
+def _is_clause(raw: str) -> bool:
+    s = raw.strip().lstrip("\u3000")
+    return bool(_CLAUSE.match(s) or _LONE_ID.match(s))
+
+
+def _damage(reader: _Reader, lines: list[str], path: str) -> list[Diagnostic]:
+    """Errors for a damaged text (``ingest.damage``): a second もくじ, rules after 用語集, a clause line out of
+    its place."""
+    return damage.check(
+        path,
+        lines,
+        reader.nodes,
+        reader.unplaced,
+        restart=reader.restart,
+        glossary=(reader.glossary_line, _GLOSSARY_HEAD) if reader.glossary_line else None,
+        is_clause=_is_clause,
+    )
+
+
 def _similar(a: str, b: str) -> float:
     """How alike two texts are (0..1), ignoring spacing."""
     return difflib.SequenceMatcher(None, _SPACE.sub("", a), _SPACE.sub("", b), autojunk=False).ratio()
@@ -374,8 +408,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
         meta["translator"] = t.group(1)
     if (b := _BASED_ON.search(header)) is not None:
         meta["based_on"] = b.group(1)
-    # もくじ lists はじめに (0) and 用語集 (10), which are not headings of the rules.
-    listed = {rid for rid, title in reader.contents if rid != "0" and not title.endswith(_GLOSSARY_HEAD)}
+    listed = set(reader.listed())
     headings = {n.rule for n in reader.nodes}
     complete = (
         reader.saw_contents
@@ -386,12 +419,20 @@ def parse(text: str, hints: Hints) -> ParseResult:
         and reader.dated
     )
     version = ParsedVersion(game="mtg", lang="ja", label=label, effective=effective, partial=not complete, meta=meta)
+    result.diagnostics.extend(_damage(reader, lines, hints.path))
     if not complete and reader.saw_contents and not reader.orphan:
         # It starts at the top (もくじ) but stops before its end: cut off, not a piece of a longer text.
         missing = sorted(listed - headings, key=_key)
         version.truncated_at = next((i + 1 for i in range(len(lines) - 1, -1, -1) if lines[i].strip()), 1)
+        if missing and reader.terms and reader.dated:  # it goes on to its end: a gap, shown where it is
+            gap = ruleid.sort_key(missing[0])
+            version.truncated_at = max((n.line for n in reader.nodes if ruleid.sort_key(n.rule) < gap), default=1)
         version.truncated_why = (
-            f"もくじ lists {missing[0]} but the text never reaches it"
+            (
+                f"もくじ lists {missing[0]}, which the rules lack"
+                if reader.terms and reader.dated
+                else f"もくじ lists {missing[0]} but the text never reaches it"
+            )
             if missing
             else "no 用語集 (glossary)"
             if not reader.saw_glossary or not reader.terms

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import ingest
 from ingest.common import Hints
-from kb.errors import InputError, StoreError
+from kb.errors import InputError, StoreError, printable
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES, Progress
 from kb.search import index, semantic
@@ -145,7 +145,7 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
 
     A whole stored text is replaced by a truncated or shorter one only when ``replace``.
     """
-    display = display or path
+    display = printable(display or path)  # stored and shown as text, whatever bytes the name holds
     hints = hints or Hints()
     hints.path = display
     data = read_input(path, display)
@@ -162,6 +162,7 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
         first = result.errors[0]
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
+    _cut_in_credits(store, result)
     notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options, replace=replace)
     report = Ingested(
         path=display,
@@ -177,6 +178,21 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
         report.clauses += sum(1 for n in v.nodes if "." in n.rule)
     report.articles = [a.title for a in result.articles]
     return report
+
+
+def _cut_in_credits(store: Store, result) -> None:
+    """A text whose Credits hold less than the stored whole text's of its version was cut inside them: it
+    ends early, and the store refuses it over the whole one unless ``--replace`` (as any truncated text)."""
+    for v in result.versions:
+        chars = v.meta.get("credits_chars")
+        if chars is None or v.truncated_at:
+            continue
+        held = next((h for h in store.versions(v.game, v.lang) if h.label == v.label and not h.partial), None)
+        whole = held.meta.get("credits_chars") if held is not None else None
+        if whole is not None and chars < whole:
+            v.truncated_at = v.meta.get("last_line") or 1
+            v.truncated_why = f"cut inside its Credits: {chars} characters of the stored text's {whole}"
+            v.partial = True
 
 
 def derive(store: Store, progress: Progress | None = None) -> dict:
