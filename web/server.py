@@ -12,6 +12,7 @@ worker that dies and stops them all on Ctrl-C or SIGTERM.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import signal
 import socket
@@ -24,6 +25,15 @@ from web import create_app
 from web.headers import harden
 
 THREADS = 8  # waitress worker threads per process; each holds its own read-only sqlite connection
+# Slow clients (slowloris: hundreds of connections, each trickling a request a byte at a time) must not
+# keep real ones out. Waitress stops accepting at its connection limit (100 by default) and closes only
+# idle channels, after two minutes; so here a worker holds up to CONNECTIONS channels (poll(), not
+# select(): no 1,024-descriptor ceiling), a request must arrive whole within READ_TIMEOUT seconds of its
+# first byte, an idle kept-alive connection is closed after IDLE_TIMEOUT, both checked every CHECK_EVERY.
+CONNECTIONS = 1000
+READ_TIMEOUT = 10
+IDLE_TIMEOUT = 30
+CHECK_EVERY = 2
 
 
 def default_workers() -> int:
@@ -67,10 +77,70 @@ def make_server(
 
     options.setdefault("threads", THREADS)
     options.setdefault("ident", "rulekb")
+    options.setdefault("connection_limit", connection_limit())
+    options.setdefault("channel_timeout", IDLE_TIMEOUT)
+    options.setdefault("cleanup_interval", CHECK_EVERY)
+    options.setdefault("asyncore_use_poll", True)
+    read_timeout = options.pop("read_timeout", READ_TIMEOUT)
     sock = sock or listen(host, port)
     server = create_server(create_app(home), sockets=[sock], **options)
     harden(server)  # waitress's own error responses (431, 400, …) carry the security headers too
+    bound_reads(server, read_timeout)
     return server
+
+
+def connection_limit(wanted: int = CONNECTIONS) -> int:
+    """Connections a worker may hold: ``wanted``, within this process's file descriptor limit (raised
+    towards its hard limit when it allows: one descriptor per connection, and a few for the KB)."""
+    try:
+        import resource
+
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted + 128
+        if soft != resource.RLIM_INFINITY and soft < target and (hard == resource.RLIM_INFINITY or hard > soft):
+            soft = target if hard == resource.RLIM_INFINITY else min(hard, target)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    except (ImportError, ValueError, OSError):
+        return 100  # waitress's own default
+    return max(100, min(wanted, soft - 128))
+
+
+def bound_reads(server, timeout: float) -> None:
+    """Close a connection whose request has not arrived whole ``timeout`` seconds after its first byte.
+
+    Waitress's maintenance closes only idle channels: a client that sends a byte now and then is never
+    idle. Each listening socket's channels note when their current request began; the maintenance that
+    already runs every ``cleanup_interval`` seconds also closes those that took too long."""
+    socket_map = getattr(server, "map", None) or getattr(server, "_map", {})
+    for dispatcher in list(socket_map.values()):
+        if getattr(dispatcher, "channel_class", None) is None:
+            continue
+        dispatcher.channel_class = _timed(dispatcher.channel_class)
+        plain = dispatcher.maintenance
+
+        def maintenance(now: float, plain=plain, dispatcher=dispatcher) -> None:
+            plain(now)
+            for channel in list(dispatcher.active_channels.values()):
+                begun = getattr(channel, "request_began", None)
+                if channel.request is not None and begun is not None and now - begun > timeout:
+                    channel.will_close = True
+
+        dispatcher.maintenance = maintenance
+
+
+@functools.cache
+def _timed(channel_class: type) -> type:
+    """``channel_class`` noting when the request it reads began (its first byte)."""
+
+    class TimedChannel(channel_class):
+        request_began: float | None = None
+
+        def received(self, data: bytes) -> bool:
+            if self.request is None and data:
+                self.request_began = time.time()
+            return super().received(data)
+
+    return TimedChannel
 
 
 def serve(
