@@ -21,12 +21,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import ingest
+from ingest import damage
 from ingest.common import Hints
 from kb.errors import InputError, StoreError, printable
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES, Progress
 from kb.search import index, semantic
 from kb.store import Store
+from kb.store.db import sort_date_for
 from kb.textio import read_input
 from kb.versions import align, editions, lineage, order
 
@@ -162,12 +164,12 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
         first = result.errors[0]
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
-    _cut_in_credits(store, result)
+    short = _short_of_the_kb(store, result, display)
     notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options, replace=replace)
     report = Ingested(
         path=display,
         format=result.format,
-        warnings=[str(w).replace(": warning:", ":", 1) for w in result.warnings] + notes,
+        warnings=[str(w).replace(": warning:", ":", 1) for w in result.warnings] + short + notes,
     )
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""
@@ -180,19 +182,35 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     return report
 
 
-def _cut_in_credits(store: Store, result) -> None:
-    """A text whose Credits hold less than the stored whole text's of its version was cut inside them: it
-    ends early, and the store refuses it over the whole one unless ``--replace`` (as any truncated text)."""
+def _short_of_the_kb(store: Store, result, path: str) -> list[str]:
+    """Mark as ending early (partial, and never over a stored whole text without ``--replace``) a text
+    whose Credits hold less than the stored whole text's of its version (cut inside them), or that lacks
+    more than a few clauses both stored editions beside it hold (``ingest.damage.missing_beside``). Returns
+    a warning for each."""
+    notes = []
     for v in result.versions:
-        chars = v.meta.get("credits_chars")
-        if chars is None or v.truncated_at:
+        if v.partial or v.truncated_at:
             continue
-        held = next((h for h in store.versions(v.game, v.lang) if h.label == v.label and not h.partial), None)
-        whole = held.meta.get("credits_chars") if held is not None else None
-        if whole is not None and chars < whole:
-            v.truncated_at = v.meta.get("last_line") or 1
-            v.truncated_why = f"cut inside its Credits: {chars} characters of the stored text's {whole}"
-            v.partial = True
+        whole = [h for h in store.versions(v.game, v.lang) if not h.partial]
+        held = next((h for h in whole if h.label == v.label), None)
+        chars, stored = v.meta.get("credits_chars"), held.meta.get("credits_chars") if held else None
+        if chars is not None and stored is not None and chars < stored:
+            why, line = f"cut inside its Credits: {chars} characters of the stored text's {stored}", None
+        else:
+            when = sort_date_for(v.label, v.effective)
+            before = [h for h in whole if h.sort_date and h.sort_date < when]
+            after = [h for h in whole if h.sort_date and h.sort_date > when]
+            if not (when and before and after):
+                continue
+            ids = [{r for r in store.rules(h) if "." in r} for h in (before[-1], after[0])]
+            gap = damage.missing_beside(v.nodes, *ids)
+            if gap is None:
+                continue
+            why = f"{gap[2]} clauses the editions {before[-1].label} and {after[0].label} both hold are missing"
+            why, line = f"{why} ({gap[0]} first)", gap[1]
+        v.truncated_at, v.truncated_why, v.partial = line or v.meta.get("last_line") or 1, why, True
+        notes.append(f"{path}:{v.truncated_at}: {why}; kept as a partial text")
+    return notes
 
 
 def derive(store: Store, progress: Progress | None = None) -> dict:

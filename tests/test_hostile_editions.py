@@ -5,6 +5,7 @@ damaged file is made here from a real text."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,35 @@ def test_a_file_name_that_is_not_utf8(cli, kb_home, tmp_path):
     code, out, err = cli("--home", tmp_path / "new-home", "ingest", good)
     assert code == 0, err
     assert out.startswith(f"{tmp_path}/Magic\\xffRules_2026-01-16.txt: format cr-en -> mtg/en/20260116")
+
+
+def test_a_text_missing_clauses_both_editions_beside_it_hold_is_not_whole(tmp_path):
+    """Sub-clause lines deleted all through rule 702 leave every rule and id order intact: the text alone
+    cannot tell. With the editions before and after it in the KB, it is kept partial, never whole."""
+    from kb.build import ingest_into
+    from kb.home import STORE_FILE
+    from kb.store import Store
+    from tests._kbfixtures import home_of, store_of
+
+    lines = text_lines(EN)
+    body = index(lines, "100.1.", 50)
+    start, end = index(lines, "702.1.", body), index(lines, "703.", body)
+    dropped = [i for i in range(start, end) if lines[i][:4] == "702." and lines[i].split(" ")[0][-1].isalpha()]
+    kept = [s for i, s in enumerate(lines) if i not in set(dropped)]
+    path = write(tmp_path, EN.name, kept)
+    home = home_of(store_of("2018-04-27", "2018-07-13"), tmp_path / "home")
+    store = Store.open(str(home / "current" / STORE_FILE), write=True)
+    try:
+        report = ingest_into(store, str(path))
+    finally:
+        store.close()
+    first = lines[dropped[0]].split(" ")[0]
+    before = max(k for k in range(dropped[0]) if lines[k][:1].isdigit()) + 1
+    assert len(dropped) > 100
+    assert report.versions == [f"mtg/en/20180608, effective 2018-06-08, partial (ends early at line {before})"]
+    m = re.fullmatch(
+        rf"{re.escape(str(path))}:{before}: (\d+) clauses the editions 20180427 and 20180713 both hold are missing "
+        rf"\({first} first\); kept as a partial text",
+        report.warnings[-1],
+    )
+    assert m and len(dropped) - 5 < int(m.group(1)) <= len(dropped), report.warnings[-1]
