@@ -121,7 +121,7 @@ def vocabulary(store) -> Counter:
 
     def count() -> Counter:
         vocab: Counter = Counter()
-        for title, text in store.conn.execute("SELECT title, text FROM contents"):
+        for title, text in store.content_texts():
             vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
         return vocab
 
