@@ -8,9 +8,9 @@ from flask import Blueprint, abort, redirect, url_for
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
+from kb.versions import choice
 from web import diffview, services
 from web.pages import arg, arg_choice, check_game_lang, clause_url, generation, store, twin, version, version_json
-from web.views.rules import paired_version
 
 bp = Blueprint("compare", __name__)
 
@@ -21,14 +21,6 @@ def _choices() -> list[dict]:
     return [version_json(v) for v in store().versions()]
 
 
-def _default_pair(game: str, lang: str) -> tuple[str | None, str | None]:
-    """The newest update of a game and language: its two newest whole versions."""
-    whole = [v for v in store().versions(game, lang) if not v.partial and v.sort_date]
-    if len(whole) < 2:
-        return None, None
-    return whole[-2].label, whole[-1].label
-
-
 @twin(bp, "/diff", "diff_form.html")
 def diff_form():
     """Pick two versions (the newest update preselected); with all four parameters, go to the diff."""
@@ -37,7 +29,8 @@ def diff_form():
     if game and lang and old and new:
         return redirect(url_for("compare.diff", game=game, lang=lang, old=old, new=new))
     game, lang = game or "mtg", lang or "en"
-    d_old, d_new = _default_pair(game, lang)
+    update = choice.latest_update(store(), game, lang)  # the newest update, preselected
+    d_old, d_new = (update[0].label, update[1].label) if update else (None, None)
     return {"versions": _choices(), "game": game, "lang": lang, "old": old or d_old, "new": new or d_new}
 
 
@@ -66,7 +59,7 @@ def align_form():
     s = store()
     pairs = []
     for v in s.versions(lang="ja"):
-        pv = paired_version(s, v)
+        pv = choice.paired(s, v)
         pairs.append(
             {
                 "ja": version_json(v),

@@ -6,7 +6,7 @@ from flask import Blueprint, abort
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
-from kb.versions import align, editions
+from kb.versions import align, choice, editions
 from kb.versions import history as lineage
 from web import moved, rulepage, services, toc, updates
 from web.fold import fold_history, runs
@@ -29,7 +29,6 @@ bp.add_app_template_filter(runs, "runs")
 bp.add_app_template_filter(percent, "pct")
 
 GAME = "<any(mtg,dm):game>/<any(ja,en):lang>"
-LANG_NAMES = {"ja": "日本語版", "en": "英語版"}
 _DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 
@@ -83,15 +82,6 @@ def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
     }
 
 
-def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
-    """The other language's text of the same edition: a translation's English edition, an edition's
-    best translation."""
-    if v.lang != "en":
-        return editions.rendered_edition(s, v)
-    found = editions.translations_of(s, v)
-    return found[0] if found else None
-
-
 def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     """The same clause in the other language, through the edition pairing (or its lineage)."""
     other = "en" if v.lang == "ja" else "ja"
@@ -99,7 +89,7 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     r = editions.rendering(v)
     pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
     if found is None:
-        pv = paired_version(s, v)
+        pv = choice.paired(s, v)
         return {
             "lang": other,
             "found": False,
@@ -180,13 +170,11 @@ def clause(game: str, lang: str, label: str, rule: str):
     check_label(label)
     rule = check_rule(rule)
     s = store()
-    if label == "latest":
-        found = s.rule_versions(game, lang, rule)
-        if not found:
+    if label == choice.LATEST:
+        v = choice.holding(s, game, lang, rule)
+        if v is None:
             info = moved.locate(s, game, lang, version(game, lang, "latest"), rule)
             raise RuleNotHere(moved.message(info), info)
-        # The newest whole text holding it: a newer wiki quote or viewer page is a fragment.
-        v = max(found, key=lambda pair: (not pair[0].partial, pair[0].sort_date))[0]
     else:
         v = version(game, lang, label)
     return generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
