@@ -6,7 +6,7 @@ import pytest
 
 from tests.helpers import ARTIFACTS, CR_EN, home_with, served
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.browser
 
 EN_2023 = CR_EN / "MagicCompRules_2023-11-17.txt"
 

@@ -8,7 +8,7 @@ import pytest
 from tests._kbfixtures import home_of, today_store
 from tests.helpers import ARTIFACTS, served
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from kb.versions import align, editions, glossary, history
 from tests._kbfixtures import home_of, today_store
 from web import create_app
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
