@@ -1,5 +1,6 @@
 """The SQLite store: versions, merging fragments, content addressing, reading back."""
 
+import json
 import os
 import re
 import sqlite3
@@ -10,7 +11,7 @@ import pytest
 from kb.errors import InputError, NotFound, StoreError
 from kb.model import ParsedVersion, ParseResult, Reference, RuleNode, Term
 from kb.store import SCHEMA_VERSION, Store
-from tests.helpers import rulekb
+from tests.helpers import CORPUS, rulekb
 
 
 def _version(label, nodes, partial=False, lang="ja", effective=None):
@@ -298,3 +299,17 @@ def test_the_cli_says_in_one_line_to_rebuild_an_older_kb(tmp_path):
     run = rulekb("versions", home=tmp_path / "home")
     assert run.returncode == 1 and run.stdout == ""
     assert run.stderr.count("\n") == 1 and "schema version 2 is older" in run.stderr and "`rulekb build`" in run.stderr
+
+
+def test_an_ingest_upgrades_an_older_kb_in_its_new_generation(tmp_path):
+    home = tmp_path / "home"
+    gen = home / "gen-old"
+    gen.mkdir(parents=True)
+    _version_2_store(gen / "kb.sqlite")
+    os.symlink(gen.name, home / "current")
+    seed = CORPUS / "003_1192bed475bff8cb.txt"  # a viewer page: a new version
+    run = rulekb("ingest", seed, home=home)
+    assert run.returncode == 0, run.stderr
+    assert os.readlink(home / "current") != gen.name  # a new generation, swapped in
+    rows = {(r["lang"], r["version"]) for r in json.loads(rulekb("versions", "--json", home=home).stdout)}
+    assert rows == {("en", "20240101"), ("ja", "20231117.0")}  # the old KB's text kept, the new one added
