@@ -45,16 +45,19 @@ class Store(Writer, VersionReads, NodeReads, ArticleReads, LineageTable, LinkTab
     @classmethod
     def open(cls, path: str, *, write: bool = False) -> Store:
         """Open an existing store; read-only unless ``write`` (which first migrates an older schema)."""
+        conn = None
         try:
             if write:
                 conn = sqlite3.connect(path)
             else:
                 conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-            schema.version_of(conn)
+            found = schema.version_of(conn)
         except sqlite3.Error as exc:
+            if conn is not None:
+                conn.close()
             raise StoreError(f"{path}: not a rulekb store ({exc})") from None
         try:
-            schema.check(conn, path, write=write)
+            schema.check(conn, path, found, write=write)  # migrates an older store opened for writing
         except BaseException:
             conn.close()
             raise

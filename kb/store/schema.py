@@ -111,10 +111,9 @@ def version_of(conn: sqlite3.Connection) -> int | None:
     return int(row[0]) if row and str(row[0]).isdigit() else None
 
 
-def check(conn: sqlite3.Connection, path: str, *, write: bool) -> int:
-    """The store's schema version when this rulekb can use it (after migrating, when ``write``);
-    StoreError with what to do otherwise."""
-    found = version_of(conn)
+def check(conn: sqlite3.Connection, path: str, found: int | None, *, write: bool) -> int:
+    """The schema version of a store that records ``found``, when this rulekb can use it (after
+    migrating, when ``write``); StoreError with what to do otherwise."""
     rebuild = "rebuild it with `rulekb build`"
     if found is None:
         raise StoreError(f"{path}: not a rulekb store (it records no schema version)")
