@@ -124,6 +124,16 @@ def _cites(store: Store, version: VersionInfo, definition: str, held: set[str]) 
     return out
 
 
+def cited_titles(definition: str) -> list[tuple[str, str]]:
+    """The rules a definition cites, in order, with the title it gives each in brackets ("" for none):
+    "rule 702.2〔接死〕参照" -> [("702.2", "接死")]."""
+    out: dict[str, str] = {}
+    for m in _CITED.finditer(definition):
+        title = re.match(r"〔([^〕]{1,40})〕", definition[m.end() :])
+        out.setdefault(m.group(1), title.group(1) if title else "")
+    return list(out.items())
+
+
 def pair_english(entries: list[dict]) -> None:
     """Give each entry its other-language term: a Japanese entry its English, an English one the
     Japanese term whose English it is."""

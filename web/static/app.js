@@ -187,9 +187,10 @@
   var filter = $("[data-toc-filter]"), toc = $("ul.toc");
   if (filter && toc) {
     var entries = $$("li[data-rule]", toc), count = $("[data-toc-count]");
-    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return (a ? a.textContent : "").toLowerCase(); });
+    var fold = window.rulekbFold || function (s) { return s.toLowerCase(); };  // static/fold.js
+    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
     var apply = function () {
-      var q = filter.value.trim().toLowerCase(), shown = 0;
+      var q = fold(filter.value.trim()), shown = 0;
       entries.forEach(function (li, i) {
         var hit = !q || li.dataset.rule.indexOf(q) === 0 || texts[i].indexOf(q) >= 0;
         li.dataset.hit = hit ? "1" : "";
