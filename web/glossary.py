@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from kb.store import Store
 from kb.versions import glossary
-from web.pages import clause_url
+from web.pages import clause_url, glossary_url
 
 matches = glossary.matches
 
@@ -26,5 +26,6 @@ def build(s: Store, game: str | None, lang: str | None) -> list[dict]:
             for c in e["cites"]
         ]
         search = "/search?" + urlencode({"q": e["term"], "game": e["game"], "jump": "0"})
-        out.append({**e, "used_in": uses, "cites": cites, "search_url": search})
+        entry = glossary_url(e["game"], e["lang"], e["term"])
+        out.append({**e, "used_in": uses, "cites": cites, "search_url": search, "url": entry})
     return out

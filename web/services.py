@@ -17,7 +17,7 @@ from kb.errors import RulekbError
 from kb.store import Store, VersionInfo
 from kb.versions import align as kb_align
 from kb.versions import compare as kb_compare
-from kb.versions import diffparts, editorial, jahistory
+from kb.versions import diffparts, editorial, jahistory, termlinks
 from kb.versions import history as kb_history
 from kb.versions import lineage as kb_lineage
 
@@ -88,6 +88,10 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
 
 def prepare_diff(store: Store, version: VersionInfo) -> int:
     return section(kb_compare, "prepare", store, version)
+
+
+def term_linker(store: Store, version: VersionInfo) -> Any:
+    return section(termlinks, "linker", store, version)
 
 
 def editorial_vocabulary(store: Store) -> Any:

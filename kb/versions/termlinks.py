@@ -24,6 +24,7 @@ from kb.store import Store, VersionInfo
 from kb.versions import glossary, staleref
 
 COMMON = 0.03  # share of a version's clauses a term may appear in and still be linked
+MIN_COMMON = 30  # ... and never fewer clauses than this (a piece of a text has too few to tell)
 PROPER = 3  # capitalised uses inside sentences that make an English term a name ("a Case", "an Aura")
 _SEPARATORS = re.compile(r"[、,，/／「」()（）]")
 _WORD = "A-Za-z0-9"
@@ -77,14 +78,15 @@ class Matcher:
                 if any(a < m.start(1) < b for a, b in quoted):
                     continue
                 # a katakana term does not start or end inside a longer katakana word (タップ in アンタップ)
-                if self.lang == "en" or _kana_bounded(text, m.start(1), m.end(1)):
-                    found.append((m.start(1), m.end(1)))
+                if self.lang == "en":  # the plural's ending belongs to the link ("creatures")
+                    found.append((m.start(1), m.end(), m.group(1).casefold()))
+                elif _kana_bounded(text, m.start(1), m.end(1)):
+                    found.append((m.start(1), m.end(1), m.group(1)))
         out: list[tuple[int, int, str]] = []
-        for start, end in sorted(found, key=lambda se: (se[0], se[0] - se[1])):
+        for start, end, key in sorted(found, key=lambda f: (f[0], f[0] - f[1])):
             if out and start < out[-1][1]:
                 continue  # inside a longer term found by the other expression
-            term = text[start:end]
-            out.append((start, end, term.casefold() if self.lang == "en" else term))
+            out.append((start, end, key))
         return out
 
 
@@ -136,7 +138,7 @@ def build(store: Store, game: str, lang: str) -> Matcher:
         return Matcher(lang, set())
     names = set(spelled)
     texts = [n.text for n in store.nodes(newest) if n.text]
-    limit = max(1, int(COMMON * len(texts)))
+    limit = max(MIN_COMMON, int(COMMON * len(texts)))
     proper: dict[str, str] = {}
     for _ in range(3):  # dropping a common long term ("マナ・コスト") lets its shorter one ("マナ") match more
         if lang == "en":

@@ -4,6 +4,7 @@ listed with counts; and one glossary entry, where a defined term in rule text li
 from __future__ import annotations
 
 from collections import Counter
+from urllib.parse import urlencode
 
 from flask import Blueprint, abort
 
@@ -74,7 +75,7 @@ def term(game: str, lang: str, term: str):
     return {
         **entry,
         "counterpart_url": glossary_url(game, other, counterpart) if counterpart else None,
-        "list_url": f"/glossary?q={term}&game={game}&lang={lang}",
+        "list_url": "/glossary?" + urlencode({"q": entry["term"], "game": game, "lang": lang}),
         "canonical": glossary_url(game, lang, entry["term"]),
     }
 
