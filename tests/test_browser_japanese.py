@@ -8,17 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests._kbfixtures import home_of, today_store
-from tests.helpers import ARTIFACTS, served
+from tests.helpers import ARTIFACTS
 from web.toc import fold
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with served(home_of(today_store(), tmp_path_factory.mktemp("japanese-browser") / "home")) as url:
-        yield url
+def base_url(today_url):
+    return today_url
 
 
 @pytest.fixture
@@ -149,7 +147,7 @@ def test_the_contents_filter_folds_kana_width_and_middle_dots_as_the_server_does
     assert pg.evaluate("(xs) => xs.map(window.rulekbFold)", FOLD_SAMPLES) == [fold(s) for s in FOLD_SAMPLES]
     box = pg.locator("[data-toc-filter]")
     box.fill("ぶろっくくりーちゃー")  # ブロック・クリーチャー, typed in hiragana without the dot
-    pg.wait_for_function("document.querySelector('[data-toc-count]').textContent !== ''")
+    pg.locator("[data-toc-count]", has_text="件").wait_for()  # the filter ran (it says how many it kept)
     shown = pg.locator('ul.toc li[data-hit="1"]:not([hidden])')
     assert shown.count() >= 1
     assert any(r == "509" for r in shown.evaluate_all("els => els.map(e => e.dataset.rule)"))

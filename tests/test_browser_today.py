@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests._kbfixtures import home_of, today_store
-from tests.helpers import ARTIFACTS, served
+from tests.helpers import ARTIFACTS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory):
-    with served(home_of(today_store(), tmp_path_factory.mktemp("today-browser") / "home")) as url:
-        yield url
+def base_url(today_url):
+    return today_url
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from datetime import date
 import pytest
 
 from ingest.common import find_references
+from kb import ruleid
 from kb.build import derive
 from kb.model import ParsedVersion, ParseResult, RuleNode
 from kb.store import Store
@@ -26,14 +27,31 @@ JA_601_2 = "不正な処理は取り消す(rule 728 参照)。"  # no title: the
 JA_602_1 = "固定語の能力は rule 509.1 参照。"  # the English cites another clause, one that never was 509.1
 
 
-def _node(rule: str, text: str = "", title: str = "", parent: str | None = None) -> RuleNode:
-    return RuleNode(rule=rule, text=text, title=title, references=find_references(text), parent=parent)
-
-
-def _version(lang: str, label: str, when: date, nodes: list[RuleNode]) -> ParseResult:
-    for i, n in enumerate(nodes):
-        n.position, n.line = i, i + 1
+def _version(lang: str, label: str, when: date, texts: dict[str, str], titles: dict[str, str]) -> ParseResult:
+    """One version holding ``texts`` (clause id -> text) and headings ``titles``, in document order."""
+    nodes = []
+    for i, rule in enumerate(sorted(set(texts) | set(titles), key=ruleid.sort_key)):
+        text = texts.get(rule, "")
+        parent = ruleid.parent(rule) if ruleid.is_clause(rule) else None
+        nodes.append(
+            RuleNode(rule, text=text, title=titles.get(rule, ""), references=find_references(text), parent=parent)
+        )
+        nodes[-1].position, nodes[-1].line = i, i + 1
     return ParseResult(format="test", kind="cr", versions=[ParsedVersion("mtg", lang, label, when, nodes=nodes)])
+
+
+EN_HEADS = {
+    "509": "Declare Blockers Step",
+    "510": "Combat Damage Step",
+    "601": "Casting Spells",
+    "602": "Activating Abilities",
+}
+JA_HEADS = {
+    "509": "ブロック・クリーチャー指定ステップ",
+    "510": "戦闘ダメージ・ステップ",
+    "601": "呪文を唱えること",
+    "602": "起動型能力の起動",
+}
 
 
 def _texts() -> list[ParseResult]:
@@ -43,54 +61,32 @@ def _texts() -> list[ParseResult]:
             "en",
             "20231117",
             old,
-            [
-                _node("509", title="Declare Blockers Step"),
-                _node("509.1", EN_OLD_509_1, parent="509"),
-                _node("510", title="Combat Damage Step"),
-                _node("510.1", "See rule 727 for subgames.", parent="510"),
-                _node("601", title="Casting Spells"),
-                _node("601.2", "Undo illegal actions (see rule 728).", parent="601"),
-                _node("602", title="Activating Abilities"),
-                _node("602.1", "See rule 510.1 for anchor words.", parent="602"),
-                _node("727", title="Subgames"),
-                _node("728", title="Handling Illegal Actions"),
-            ],
+            {
+                "509.1": EN_OLD_509_1,
+                "510.1": "See rule 727 for subgames.",
+                "601.2": "Undo illegal actions (see rule 728).",
+                "602.1": "See rule 510.1 for anchor words.",
+            },
+            EN_HEADS | {"727": "Subgames", "728": "Handling Illegal Actions"},
         ),
         _version(
             "en",
             "20240607",
             new,
-            [
-                _node("509", title="Declare Blockers Step"),
-                _node("509.1", EN_509_1, parent="509"),
-                _node("510", title="Combat Damage Step"),
-                _node("510.1", "See rule 727 for station cards.", parent="510"),
-                _node("601", title="Casting Spells"),
-                _node("601.2", "Undo illegal actions (see rule 729).", parent="601"),
-                _node("602", title="Activating Abilities"),
-                _node("602.1", "See rule 510.1 for anchor words.", parent="602"),
-                _node("727", title="Station Cards"),
-                _node("728", title="Subgames"),
-                _node("729", title="Handling Illegal Actions"),
-            ],
+            {
+                "509.1": EN_509_1,
+                "510.1": "See rule 727 for station cards.",
+                "601.2": "Undo illegal actions (see rule 729).",
+                "602.1": "See rule 510.1 for anchor words.",
+            },
+            EN_HEADS | {"727": "Station Cards", "728": "Subgames", "729": "Handling Illegal Actions"},
         ),
         _version(
             "ja",
             "20240607.0",
             new,
-            [
-                _node("509", title="ブロック・クリーチャー指定ステップ"),
-                _node("509.1", JA_509_1, parent="509"),
-                _node("510", title="戦闘ダメージ・ステップ"),
-                _node("510.1", JA_510_1, parent="510"),
-                _node("601", title="呪文を唱えること"),
-                _node("601.2", JA_601_2, parent="601"),
-                _node("602", title="起動型能力の起動"),
-                _node("602.1", JA_602_1, parent="602"),
-                _node("727", title="ステーション・カード"),
-                _node("728", title="サブゲーム"),
-                _node("729", title="不正な処理の扱い"),
-            ],
+            {"509.1": JA_509_1, "510.1": JA_510_1, "601.2": JA_601_2, "602.1": JA_602_1},
+            JA_HEADS | {"727": "ステーション・カード", "728": "サブゲーム", "729": "不正な処理の扱い"},
         ),
     ]
 

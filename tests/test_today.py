@@ -12,20 +12,19 @@ import pytest
 
 from kb.store import Store
 from kb.versions import align, editions, glossary, history
-from tests._kbfixtures import home_of, today_store
 from web import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
-def store() -> Store:
-    return today_store()
+def store(today_kb) -> Store:
+    return today_kb
 
 
 @pytest.fixture(scope="module")
-def client(store, tmp_path_factory):
-    return create_app(home_of(store, tmp_path_factory.mktemp("today") / "home")).test_client()
+def client(today_home):
+    return create_app(today_home).test_client()
 
 
 def _v(store: Store, lang: str, label: str):

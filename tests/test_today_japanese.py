@@ -11,20 +11,20 @@ import pytest
 
 from kb.store import Store
 from kb.versions import editions, glossary, jahistory, releases, staleref
-from tests._kbfixtures import LEGACY_55, home_of, today_store
+from tests._kbfixtures import LEGACY_55
 from web import create_app
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
 
 
 @pytest.fixture(scope="module")
-def store() -> Store:
-    return today_store()
+def store(today_kb) -> Store:
+    return today_kb
 
 
 @pytest.fixture(scope="module")
-def client(store, tmp_path_factory):
-    return create_app(home_of(store, tmp_path_factory.mktemp("today-ja") / "home"), {"WARMUP": False}).test_client()
+def client(today_home):
+    return create_app(today_home, {"WARMUP": False}).test_client()
 
 
 def _v(store: Store, lang: str, label: str):
@@ -66,6 +66,9 @@ def test_the_references_page_counts_what_it_lists(client, store):
     assert data["stale"] == len(data["references"]) == len(fixes) and data["checked"] > 1000
     assert sum(c["count"] for c in data["by_change"]) == data["stale"]
     assert data["by_change"][0] == {"change": "731 → 732", "count": 9}
+    # the glossary's definitions print the same old numbers beside the titles that name the rule meant
+    illegal = next(g for g in data["glossary"] if g["term"] == "不正な処理")
+    assert (illegal["printed"], illegal["meant"]) == ("731", "732") and len(data["glossary"]) >= 10
     clause = client.get("/api/mtg/ja/20260116.0/509.1").get_json()
     assert [r for r in clause["references"] if r["printed"]] == [
         {"rule": "732", "raw": "rule 731〔不正な処理の扱い〕", "url": "/mtg/ja/20260116.0/732", "printed": "731"}

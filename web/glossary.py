@@ -22,6 +22,7 @@ def build(s: Store, game: str | None, lang: str | None) -> list[dict]:
             {
                 "rule": c["rule"],
                 "url": clause_url(e["game"], c["lang"], c["version"], c["rule"]) if c["version"] else None,
+                "printed": c.get("printed"),
             }
             for c in e["cites"]
         ]

@@ -5,8 +5,9 @@ private translation 5.5.0.0 renders the edition its clause ids match (kb.version
 a text dated between two held editions but naming neither is read against the edition in force on
 its date (``exact`` false: its numbering may differ, so its references are not resolved there); a text
 newer than every held edition (the wiki quote of 20260807.0) is only *estimated* to render the newest
-one (``NEWER``): the edition it renders may be one the KB has never seen, and pages say so. Everything that crosses languages — references, lineage, the other-language panel, the
-alignment — goes through this pairing, never through a bare clause number.
+one (``NEWER``): the edition it renders may be one the KB has never seen, and pages say so.
+Everything that crosses languages — references, lineage, the other-language panel, the alignment —
+goes through this pairing, never through a bare clause number.
 """
 
 from __future__ import annotations

@@ -39,6 +39,25 @@ def title_key(title: str) -> str:
     return re.sub(r"[\s・]", "", t)
 
 
+class Titles:
+    """The headings of one version by title, to read a reference by the title printed beside it."""
+
+    def __init__(self, nodes: list[NodeRecord]):
+        self.held = {n.rule for n in nodes}
+        self.of = {n.rule: title_key(n.title) for n in nodes if n.title}
+        self.by: dict[str, list[str]] = {}
+        for rule, key in self.of.items():
+            self.by.setdefault(key, []).append(rule)
+
+    def meant(self, rule: str, title: str) -> str | None:
+        """The rule 「rule ``rule``〔``title``〕」 means here: ``rule`` itself when held and titled so (or no title
+        is printed), else the one heading of that title (a stale number: 731〔不正な処理の扱い〕 is 732), else None."""
+        if rule in self.held and (not title or self.of.get(rule) == title_key(title)):
+            return rule
+        named = self.by.get(title_key(title), []) if title else []
+        return named[0] if len(named) == 1 else None
+
+
 def _spans(n: NodeRecord) -> Iterator[tuple[str, int, int, list[str]]]:
     """Each cited span of a clause once: (raw, start, end, ids it cites; a range cites several)."""
     spans: dict[tuple[int, int], tuple[str, list[str]]] = {}

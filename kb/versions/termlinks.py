@@ -2,17 +2,17 @@
 
 As the Wisdom Guild viewer and the hyperlinked English rules do, a term the glossary defines
 (接死, "deathtouch", 戦場) links where a clause uses it; an everyday word the glossary also defines
-("instead", 与える) only when a rule is named after it (a keyword, or "406. Exile"). A version reads the terms of its own glossary
-only (a text without one — a viewer page, a quote, the 2008 translation — gets no term links: another
-edition's glossary may define a word otherwise, and number its rules otherwise). Only names are
-linked: a term written in several ways ("あなた、あなたの") or shorter than two characters (色) is
-not, nor common vocabulary (a term in more than ``COMMON`` of the clauses: プレイヤー, "card") that
-would underline every line. In one clause each term links once, at its first use, and never inside
-the rule that defines it (702.2b does not link 接死 back to 702.2).
+("instead", 与える) only when a rule is named after it (a keyword, or "406. Exile"). A version reads
+the terms of its own glossary only (a text without one — a viewer page, a quote, the 2008 translation
+— gets no term links: another edition's glossary may define a word otherwise, and number its rules
+otherwise). Only names are linked: a term written in several ways ("あなた、あなたの") or shorter than
+two characters (色) is not, nor common vocabulary (a term in more than ``COMMON`` of the clauses:
+プレイヤー, "mana") that would underline every line. In one clause each term links once, at its first
+use, and never inside the rule that defines it (702.2b does not link 接死 back to 702.2).
 
 The matcher is built once per generation (one regular expression over a trie of the terms, so a
-clause is one scan); the spans of a text are cached by its content hash, so a text shared by many
-editions is scanned once.
+clause is one scan); the occurrences in a text are cached by its content hash, so a text shared by
+many editions is scanned once.
 """
 
 from __future__ import annotations
@@ -163,22 +163,14 @@ def vocabulary(store: Store, v: VersionInfo) -> dict[str, str | None]:
     if not any(row["source"] == "glossary" for row in rows):
         return {}
     nodes = store.nodes(v)
-    held = {n.rule for n in nodes}
-    titles = {n.rule: staleref.title_key(n.title) for n in nodes if n.title}
-    by_title: dict[str, list[str]] = {}
-    for r, t in titles.items():
-        by_title.setdefault(t, []).append(r)
+    titles = staleref.Titles(nodes)
     out: dict[str, str | None] = {}
     for row in rows:
         if row["source"] not in ("glossary", "heading") or not (key := _name(row["term"], v.lang)):
             continue
-        rule = row["rule"] if row["rule"] in held else None
+        rule = row["rule"] if row["rule"] in titles.held else None
         for cited, title in glossary.cited_titles(row["definition"] or ""):
-            if rule:
-                break
-            named = by_title.get(staleref.title_key(title), []) if title else []
-            rule = cited if cited in held and (not title or titles.get(cited) == staleref.title_key(title)) else None
-            rule = rule or (named[0] if len(named) == 1 else None)
+            rule = rule or titles.meant(cited, title)
         out[key] = out.get(key) or rule
     raw_titles = {n.rule: n.title.casefold() for n in nodes if n.title}
     return {k: r for k, r in out.items() if not _plain_word(k, v.lang) or _named_after(k, r, raw_titles)}

@@ -42,6 +42,14 @@ def references(game: str, lang: str, label: str):
                     "context": excerpt(node.text[max(0, f["start"] - 30) : f["end"] + 10], 80) if node else "",
                 }
             )
+        entries = generation().cached(("glossary", None, None), lambda: glossary_terms(s, None, None))
+        defined = [
+            {"term": e["term"], "url": e["url"], "printed": c["printed"], "meant": c["rule"], "meant_url": c["url"]}
+            for e in entries
+            if e["game"] == game and e["lang"] == lang and e["version"] == v.label
+            for c in e["cites"]
+            if c.get("printed")
+        ]
         by_change = Counter(f"{f['printed']} → {f['meant']}" for f in found["fixes"])
         return {
             "version": version_json(v),
@@ -52,6 +60,7 @@ def references(game: str, lang: str, label: str):
             "by_change": [{"change": k, "count": n} for k, n in by_change.most_common()],
             "by_evidence": dict(Counter(e for f in found["fixes"] for e in f["evidence"])),
             "references": rows,
+            "glossary": defined,  # the same in the glossary's definitions, read by their bracketed titles
             "canonical": f"/{game}/{lang}/{v.label}/references",
         }
 
