@@ -46,7 +46,7 @@ PAGES = [
     ("stale references", "/mtg/ja/20260116.0/references"),
     ("glossary term", "/glossary/mtg/ja/%E6%8E%A5%E6%AD%BB"),
     ("releases", "/releases"),
-    ("diff side by side", "/diff/mtg/en/20250606/20250725?view=side"),
+    ("diff side by side", "/diff/mtg/en/20250725/20250919?view=side"),
 ]
 LONG = {"diff 2008→2026 *", "diff 1999→2026 *", "diff part (rule 702)"}  # across more than 10 years
 

@@ -103,7 +103,8 @@ def test_a_term_links_to_its_glossary_entry_page(home):
         "Deathtouch",
         "キーワード能力。rule 702.2〔接死〕参照。",
     )
-    assert entry["cites"] == [{"rule": "702.2", "url": "/mtg/ja/20260116.0/702.2"}]
+    assert entry["cites"] == [{"rule": "702.2", "url": "/mtg/ja/20260116.0/702.2", "printed": None}]
+    assert entry["counterpart_url"] is None  # the KB has no English entry "Deathtouch" to link to
     page = client.get("/glossary/mtg/ja/接死").get_data(as_text=True)
     assert '<h1 lang="ja">接死' in page and 'href="/mtg/ja/20260116.0/702.2"' in page
     missing = client.get("/glossary/mtg/ja/存在しない語")

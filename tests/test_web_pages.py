@@ -216,7 +216,7 @@ def test_glossary_pairs_english_entries_with_japanese_terms(client):
         ("en", "Blocking Creature", "ブロック・クリーチャー"),
     ]
     # "See rule 509." resolves in the edition that defines the term, not the newest holding a 509.
-    assert entries[1]["cites"] == [{"rule": "509", "url": "/mtg/en/20231117/509"}]
+    assert entries[1]["cites"] == [{"rule": "509", "url": "/mtg/en/20231117/509", "printed": None}]
     assert [t["lang"] for t in api(client, "/glossary?lang=en")["terms"]] == ["en"]
 
 

@@ -90,8 +90,8 @@ def prepare_diff(store: Store, version: VersionInfo) -> int:
     return section(kb_compare, "prepare", store, version)
 
 
-def term_linker(store: Store, version: VersionInfo) -> Any:
-    return section(termlinks, "linker", store, version)
+def prime_terms(store: Store, version: VersionInfo) -> int:
+    return section(termlinks, "prime", store, version)
 
 
 def editorial_vocabulary(store: Store) -> Any:

@@ -226,3 +226,18 @@ def linker(store: Store, v: VersionInfo) -> Linker | None:
     matcher = store.derived(f"termlinks:{v.game}/{v.lang}", lambda: build(store, v.game, v.lang))
     found = store.derived(f"termlinks-found:{v.game}/{v.lang}", dict)
     return Linker(matcher, found, vocab)
+
+
+def prime(store: Store, v: VersionInfo) -> int:
+    """Find the terms of every text of version ``v`` now (the warm-up does it for the newest texts, so
+    that their long rule pages — 702 has 900 clauses — do not scan on their first request); returns how
+    many texts were scanned."""
+    found = linker(store, v)
+    if found is None:
+        return 0
+    done = 0
+    for n in store.nodes(v):
+        if n.hash not in found.found:
+            found.found[n.hash] = found.matcher.find(n.text)
+            done += 1
+    return done

@@ -81,9 +81,11 @@ def term(game: str, lang: str, term: str):
         abort(404, description=f"用語集に「{term[:40]}」はありません（{game}/{lang}）")
     other = "en" if lang == "ja" else "ja"
     counterpart = entry["counterpart"]
+    theirs = glossary.term_key(counterpart) if counterpart else None
+    linked = any(e["game"] == game and e["lang"] == other and glossary.term_key(e["term"]) == theirs for e in entries)
     return {
         **entry,
-        "counterpart_url": glossary_url(game, other, counterpart) if counterpart else None,
+        "counterpart_url": glossary_url(game, other, counterpart) if linked else None,  # only an entry it has
         "list_url": "/glossary?" + urlencode({"q": entry["term"], "game": game, "lang": lang}),
         "canonical": glossary_url(game, lang, entry["term"]),
     }
