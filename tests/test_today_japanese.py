@@ -66,6 +66,9 @@ def test_the_references_page_counts_what_it_lists(client, store):
     assert data["stale"] == len(data["references"]) == len(fixes) and data["checked"] > 1000
     assert sum(c["count"] for c in data["by_change"]) == data["stale"]
     assert data["by_change"][0] == {"change": "731 → 732", "count": 9}
+    row = next(v for v in client.get("/api/versions").get_json()["versions"] if v["version"] == "20260116.0")
+    assert row["stale_references"] == data["stale"]  # /versions links the list from the version's row
+    assert 'href="/mtg/ja/20260116.0/references"' in client.get("/versions").get_data(as_text=True)
     # the glossary's definitions print the same old numbers beside the titles that name the rule meant
     illegal = next(g for g in data["glossary"] if g["term"] == "不正な処理")
     assert (illegal["printed"], illegal["meant"]) == ("731", "732") and len(data["glossary"]) >= 10

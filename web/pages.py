@@ -14,7 +14,7 @@ from kb import ruleid
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS, is_label
 from kb.store import Store, VersionInfo
-from kb.versions import editions, releases
+from kb.versions import editions, releases, staleref
 from web.state import Generation
 
 
@@ -172,7 +172,14 @@ PROVENANCE = {
 def version_json(v: VersionInfo) -> dict:
     r = editions.rendering(v)
     pairing = {"method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
-    return {**v.as_json(), "url": f"/{v.game}/{v.lang}/{v.label}/", "pairing": pairing, "release": releases.release(v)}
+    stale = len(staleref.stored(v)["fixes"]) if v.lang != "en" else 0  # printed with an outdated number
+    return {
+        **v.as_json(),
+        "url": f"/{v.game}/{v.lang}/{v.label}/",
+        "pairing": pairing,
+        "release": releases.release(v),
+        "stale_references": stale,
+    }
 
 
 def clause_url(game: str, lang: str, label: str, rule: str) -> str:
