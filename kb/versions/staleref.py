@@ -97,7 +97,7 @@ class _Finder:
         self.ja_of = {b: a for a, b in paired}
         self.ja = {n.rule: n for n in store.nodes(v)}
         self.en = {n.rule: n for n in store.nodes(edition)}
-        self.titles = {r: title_key(n.title) for r, n in self.ja.items() if n.title}
+        self.titles = Titles(list(self.ja.values())).of
         self._old_ids: dict[str, set[str]] = {}
 
     def old_ids(self, rule: str) -> set[str]:
