@@ -36,6 +36,31 @@ def built_home(tmp_path_factory) -> Path:
     return home
 
 
+@pytest.fixture(scope="session")
+def today_kb():
+    """Every English edition, the whole 和訳 20260116.0 and the Japanese seeds (tests._kbfixtures.today_store)."""
+    from tests._kbfixtures import today_store
+
+    return today_store()
+
+
+@pytest.fixture(scope="session")
+def today_home(today_kb, tmp_path_factory) -> Path:
+    """A data home serving a copy of ``today_kb`` (no search index: search falls back to substrings)."""
+    from tests._kbfixtures import home_of
+
+    return home_of(today_kb, tmp_path_factory.mktemp("today") / "home")
+
+
+@pytest.fixture(scope="session")
+def today_url(today_home):
+    """``today_home`` served by waitress on a free loopback port: its base URL."""
+    from tests.helpers import served
+
+    with served(today_home) as url:
+        yield url
+
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's, installed by `make test`; Playwright's own download does not work here
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -170,7 +170,9 @@ def test_replace_stores_a_cut_text_as_partial(cli, tmp_path):
     refused(cli, home, "ingest", path)
     code, out, err = cli("--home", home, "ingest", path, "--replace")
     assert code == 0, err
-    assert f"partial (ends early at line {last_line(data)})" in out
+    assert re.search(
+        rf"partial \(ends early in rule \d+, (inside|after) [0-9.a-z]+ \(line {last_line(data)}\)\)", out
+    ), out
     assert "replaced it with this truncated one" in err
     code, out, _ = cli("--home", home, "versions", "--json")
     import json

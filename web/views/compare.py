@@ -41,16 +41,17 @@ def diff(game: str, lang: str, old: str, new: str):
     check_game_lang(game, lang)
     vo, vn = version(game, lang, old), version(game, lang, new)
     part = arg("part", max_len=10) or None
+    view = {"view": arg_choice("view", ("list", "side")) or "list"}  # side: old and new texts in two columns
     base = generation().cached(("diff", vo.id, vn.id), lambda: diffview.summary(store(), vo, vn))
     if base["unavailable"] or base["same_version"]:
-        return base
+        return base | view
     if part is None and not base["large"]:
         part = "all"
     if part is None:
-        return base
+        return base | view
     if part != "all" and part not in {p["key"] for p in base["parts"]}:
         abort(404, description=f"この差分に節 {part!r} の変更はありません")
-    return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part))
+    return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part)) | view
 
 
 @twin(bp, "/align", "align_form.html")
