@@ -11,7 +11,7 @@ import pytest
 from tests.helpers import ARTIFACTS
 from web.toc import fold
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ from kb.versions import editions, glossary, jahistory, releases, staleref
 from tests._kbfixtures import LEGACY_55
 from web import create_app
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
