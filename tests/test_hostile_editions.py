@@ -13,8 +13,6 @@ import pytest
 from tests._hostile import EN, JA, copy_home, hostile_home, refused
 from tests.helpers import CR_EN
 
-pytestmark = pytest.mark.usefixtures("corpora")
-
 EN_NEW = CR_EN / "MagicCompRules_2026-01-16.txt"  # not in the home: the checks may not lean on the KB
 JA_NEW_NAME = "JP_CR_20251114.0.txt"  # the Japanese text under a label the home does not hold
 DAMAGED = "a damaged text (repeated, joined or reordered lines); not stored"
@@ -141,7 +139,10 @@ def test_a_text_cut_inside_its_credits_does_not_replace_the_whole_one(cli, kb_ho
         [v] = [v for v in store.versions("mtg", "en") if v.label == "20180608"]
     finally:
         store.close()
-    assert report.versions == [f"mtg/en/20180608, effective 2018-06-08, partial (ends early at line {last})"]
+    clause = next(m[1] for s in reversed(cut) if (m := re.match(r"(\d{3}\.\d+[a-z]*)\.? ", s)))  # the last one
+    assert report.versions == [
+        f"mtg/en/20180608, effective 2018-06-08, partial (ends early in rule {clause[:3]}, after {clause} (line {last}))"
+    ]
     assert v.partial
 
 
@@ -182,7 +183,10 @@ def test_a_text_missing_clauses_both_editions_beside_it_hold_is_not_whole(tmp_pa
     first = lines[dropped[0]].split(" ")[0]
     before = max(k for k in range(dropped[0]) if lines[k][:1].isdigit()) + 1
     assert len(dropped) > 100
-    assert report.versions == [f"mtg/en/20180608, effective 2018-06-08, partial (ends early at line {before})"]
+    clause = lines[before - 1].split(" ")[0].rstrip(".")  # where the gap begins, though the text goes on
+    assert report.versions == [
+        f"mtg/en/20180608, effective 2018-06-08, partial (ends early in rule 702, after {clause} (line {before}))"
+    ]
     m = re.fullmatch(
         rf"{re.escape(str(path))}:{before}: (\d+) clauses the editions 20180427 and 20180713 both hold are missing "
         rf"\({first} first\); kept as a partial text",

@@ -8,11 +8,7 @@ import socket
 import threading
 import time
 
-import pytest
-
 from web.server import READ_TIMEOUT, start_in_thread
-
-pytestmark = pytest.mark.usefixtures("corpora")
 
 SLOW = 300
 
