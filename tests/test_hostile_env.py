@@ -153,7 +153,7 @@ def test_a_file_name_that_is_not_utf8_still_works_and_errors_print(home, tmp_pat
     with open(name, "wb") as fh:
         fh.write(b"")
     line = one_line(run(b"ingest", name, home=home))
-    assert line == f"rulekb: {tmp_path}/r\\udce9gles.txt: empty file"  # the byte shown, escaped, on one line
+    assert line == f"rulekb: {tmp_path}/r\\xe9gles.txt: empty file"  # the byte shown as \xNN, on one line
 
 
 # --- failures deep inside: recursion, SQLite, a full disk (simulated here; real in test_full_disk) ---
