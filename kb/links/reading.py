@@ -1,0 +1,148 @@
+"""What one citation's own words say: its line, the comment line above, its test and file names, the
+keyword abilities it names, and whether the line is rules text copied from an edition.
+
+``LineReader`` is a part of ``kb.links.resolve.Resolver``: it reads through the resolver's store and views.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from kb.links import copied, evidence, forms
+from kb.links.extract import Cite
+from kb.store import VersionInfo
+
+# A keyword written as a verb ("to absorb", "can absorb") is not the ability.
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
+)
+# ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to").
+_VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|as)\b")
+COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
+
+
+@dataclass
+class Reading:
+    """What one citation's own words say."""
+
+    words: dict[str, float]  # stem -> weight (line, previous comment line, test name, file name)
+    own: dict[str, float]  # the same without the file name: enough to speak against a clause on its own
+    quotes: list[str]
+    keywords: list[str]  # keyword abilities named anywhere on the line
+    near: list[str]  # ... and within 40 characters of the id
+    topics: list[tuple[frozenset[str], str, str]]  # titles the words name: (stems, rule, title)
+    # False when the words are not about this one id: a range's members share the range's words, and an
+    # id inside a line copied from the rules is the rules' own cross-reference.
+    judged: bool = True
+
+
+class LineReader:
+    """Reads a citation's line and names (a part of Resolver)."""
+
+    # -- what the line says ----------------------------------------------------------------
+    def previous_line(self, cite: Cite) -> str:
+        """The comment line right above the citation, markers stripped ("" when it is code or unreadable)."""
+        if not cite.path or cite.line < 2:
+            return ""
+        if self._lines[0] != cite.path:
+            try:
+                with open(cite.path, encoding="utf-8", errors="replace") as fh:
+                    self._lines = (cite.path, fh.read().splitlines())
+            except OSError:
+                self._lines = (cite.path, [])
+        lines = self._lines[1]
+        prev = lines[cite.line - 2] if cite.line - 2 < len(lines) else ""
+        m = COMMENT.match(prev)
+        return prev[m.end() :] if m else ""
+
+    def context_above(self, cite: Cite) -> str:
+        """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
+        prev = self.previous_line(cite)
+        return "" if prev and forms.find_ids(prev, self.game) else prev
+
+    def copied(self, cite: Cite) -> tuple[VersionInfo, bool] | None:
+        """The newest edition (up to the against one) whose rules hold the citation's line word for word, and
+        whether the id is the copied clause's own label ("702.77b If a spell…") rather than one of its
+        cross-references ("… in rules 601.2b and 601.2f–h"). None when the line is the engine's own words."""
+        if cite.scope == "name" or not cite.context:
+            return None
+        m = COMMENT.match(cite.context)
+        lead, words = copied.fragment(cite.context[m.end() :] if m else cite.context)
+        if not copied.enough(words):
+            prev = self.previous_line(cite)  # a wrapped javadoc line: its start is on the line above
+            words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words
+            if not copied.enough(words):
+                return None
+        if self._copies is None:
+            self._copies = copied.Copies(self.store, self.chain)
+        order = {v.id: i for i, v in enumerate(self.chain)}
+        places = [
+            (order[vid], rule)
+            for vid, rule in self._copies.places(self._copies.holders(words))
+            if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)
+        ]
+        if lead == cite.rule:
+            places = [p for p in places if p[1] == cite.rule]  # a label the text never had is the engine's slip
+        if not places:
+            return None
+        return self.chain[max(places)[0]], lead == cite.rule
+
+    def read(self, cite: Cite) -> Reading:
+        prev = self.context_above(cite)
+        parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
+        if cite.test and cite.scope != "name":
+            parts.append((evidence.test_name(cite.test), 0.8))
+        words = evidence.line_words(parts)
+        own = evidence.line_words(p for p in parts if p[1] >= 0.8)
+        named = self.named(cite.context + " " + prev) if cite.rule.startswith("702.") else []
+        near = self.named(cite.context, around=cite) if named else []
+        if named and not self.named(cite.context) and len(evidence.stems(cite.context)) <= 1:
+            near = self.named(prev)  # "// Provoke: …" above a bare "// 702.40a"; a line with words speaks for itself
+        topics = [
+            t
+            for t in self.view(self.against).topics()
+            if t[0] <= own.keys() and max(self.idf().of(s) for s in t[0]) >= 2.0
+        ]
+        # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
+        topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
+        return Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
+
+    def speaks(self, said: Reading) -> bool:
+        """True when the line's own words (not its file name) say enough to tell clauses apart."""
+        known = [s for s in said.own if self.idf().of(s) > 0]
+        return len(known) >= 2 and evidence.mass(said.own, self.idf()) >= 4.0
+
+    def named(self, text: str, *, around: Cite | None = None) -> list[str]:
+        """Keyword-ability titles ``text`` names, inflections included (``around``: within 40 characters of its id)."""
+        if self._keyword_re is None:
+            forms_of: dict[str, str] = {}
+            for kw in self.keywords():
+                for f in inflections(kw):
+                    forms_of.setdefault(f, kw)
+            self._forms = forms_of
+            alternation = "|".join(re.escape(f) for f in sorted(forms_of, key=len, reverse=True)) or "(?!)"
+            self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?![a-z])")
+        text = text.lower()
+        if around is not None:
+            at = text.find(around.rule.split(".")[0] + ".")
+            text = text[max(0, at - 40) : at + len(around.raw) + 40] if at >= 0 else text
+        out = [
+            self._forms[m.group(1)]
+            for m in self._keyword_re.finditer(text)
+            if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+            and not (m.group(1) != self._forms[m.group(1)] and _VERB_AFTER.match(text, m.end()))
+        ]
+        return list(dict.fromkeys(out))
+
+
+def inflections(keyword: str) -> list[str]:
+    """The keyword and its participle or adjective forms: provoke/provoked, dash/dashed, vigilance/vigilant."""
+    out = [keyword]
+    if keyword.endswith("e"):
+        out += [keyword + "d", keyword[:-1] + "ing"]
+    else:
+        out += [keyword + "ed", keyword + "ing"]
+    if keyword.endswith("ance"):
+        out.append(keyword[:-4] + "ant")
+    return out
