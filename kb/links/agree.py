@@ -18,7 +18,10 @@ _TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or a
 # How far the line's words must favour another clause before they count against the cited one.
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds speaks of that clause
-RARE = 5.0  # idf of a word found in about 20 clauses or fewer
+RARE = 7.0  # idf of a word found in about three clauses or fewer ("megamorph", not "shield")
+RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evidence (day, night; not "damage")
+COPIED_RUN = 8  # words of a clause's text running on the line: the engine pasted that clause
+_KEYWORD = re.compile(r"^70[12]\.\d+$")  # a keyword ability or action
 
 
 class Agreement:
@@ -49,8 +52,11 @@ class Agreement:
         if not said.keywords:
             return None, []
         own = self.title_of(cite.rule, version)
-        if own in said.keywords:
-            return True, []
+        mate = self.paired(cite, siblings, version, said)
+        if own in said.keywords or mate == own or (own and set(evidence.stems(own)) <= said.own.keys()):
+            return True, []  # the line names the cited keyword ("a band with a flyer … (702.22g)" is banding's)
+        if mate is not None and mate in self.titles_ever(cite.rule):
+            return False, [mate]  # "702.110b & 702.108a: … menace": 702.110 was menace before it moved
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
         mentioned = norm(family)
         foreign = [
@@ -58,17 +64,27 @@ class Agreement:
             for kw in said.keywords
             if kw not in others and kw != own and not any(f" {f} " in f" {mentioned} " for f in inflections(kw))
         ]
-        mate = self.paired(cite, siblings, version)
         if mate is not None:  # "702.40a & 702.110b: provoke … menace": menace is 702.110b's, provoke the other's
             wrong = [mate] if mate in foreign else []
         else:
             wrong = [kw for kw in foreign if kw in said.near]
         return (False, wrong) if wrong else (None, [])
 
-    def paired(self, cite: Cite, siblings: list[str], version: VersionInfo) -> str | None:
-        """The keyword the line pairs with the cited id. Ids whose own keyword the line names take theirs;
-        when as many keywords are left as ids, the k-th goes with the k-th ("702.40a & 702.110b: provoke …
-        menace", "exalted (CR 702.90), battle cry (CR 702.92)")."""
+    def titles_ever(self, rule: str) -> set[str]:
+        """The keyword titles the rule holding ``rule`` had in any edition (702.40 was provoke before storm)."""
+        head = rule_head(rule)
+        if self._titles is None:
+            self._titles = {}
+            for name, places in self.keywords().items():
+                for _, r in places:
+                    self._titles.setdefault(r, set()).add(name)
+        return self._titles.get(head, set())
+
+    def paired(self, cite: Cite, siblings: list[str], version: VersionInfo, said: Reading) -> str | None:
+        """The keyword the line pairs with the cited id, when the line cites several. An id whose title, now or
+        in an earlier edition, the line or its test name names takes it ("702.27b & 702.72a: Skulk … shadow":
+        702.27 was shadow); when as many keywords are left as ids, the k-th goes with the k-th ("702.40a &
+        702.110b: provoke … menace", "exalted (CR 702.90), battle cry (CR 702.92)")."""
         text = cite.context.lower()
         at = []
         for s in dict.fromkeys(siblings):
@@ -79,12 +95,27 @@ class Agreement:
         if len(ids) < 2 or cite.rule not in ids:
             return None
         kws = self.named(cite.context)
-        titles = {s: self.title_of(s, version) for s in ids}
-        left = [s for s in ids if titles[s] not in kws]
-        kws = [k for k in kws if k not in titles.values()]
-        if cite.rule not in left or len(left) != len(kws):
+        named = kws + [k for k in said.test_keywords if k not in kws]
+        taken = {}
+        for pos, s in sorted(at):
+            now = self.title_of(s, version)
+            ever = [k for k in named if k in self.titles_ever(s)]
+            if (k := self.written_before(text, pos, kws)) is not None:
+                taken[s] = k  # "exalted (CR 702.90)": the keyword right before an id in brackets is its
+            elif now in named or ever:
+                taken[s] = now if now in named else ever[0]
+        if cite.rule in taken:
+            return taken[cite.rule]
+        left = [s for s in ids if s not in taken]
+        rest = [k for k in named if k not in taken.values()]  # the line's keywords in order, then its test's
+        return rest[left.index(cite.rule)] if len(left) == len(rest) else None
+
+    def written_before(self, text: str, pos: int, keywords: list[str]) -> str | None:
+        """The keyword written right before a bracketed id at ``pos`` ("battle cry (CR 702.92)"), if any."""
+        m = re.search(r"([a-z][a-z' -]*?)\s*[(\[]\s*(?:cr|c\.r\.|rules?)?\s*$", text[max(0, pos - 60) : pos])
+        if not m:
             return None
-        return kws[left.index(cite.rule)]
+        return next((k for k in keywords if m.group(1).endswith(k)), None)
 
     def quoted_against(self, quote: str, rule: str, version: VersionInfo, theirs: str) -> bool:
         """True when ``quote`` is evidence against ``rule``: a phrase the rules define, a sentence of theirs (eight
@@ -108,11 +139,24 @@ class Agreement:
         specific clause wins over the rule holding it)."""
         return evidence.fit(said.words, self.view(self.against).own_stems(rule), self.idf())
 
+    def topic_target(self, head: str, cite: Cite, said: Reading) -> list[str]:
+        """Clauses under a titled rule the line names, best fitting first (the same sub-position on a tie)."""
+        view = self.view(self.against)
+        tail = cite.rule[len(cite.rule.split(".")[0]) :] if "." in cite.rule else ""
+        letters = tail.lstrip(".0123456789")
+        same = head + tail if "." not in head else (head + letters if letters else None)
+        pool = [head, *view.descendants(head)]
+        scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)), ruleid.sort_key(r)))
+        return scored[:2]
+
     def contradicted(self, cite: Cite, version: VersionInfo, said: Reading, siblings: list[str] = ()) -> str | None:
         """A clause of the against version that the line's words fit far better than ``cite.rule`` of
-        ``version``: one the cited id's lineage leads to, or one of a topic the line names (never another id
-        the line cites: the words it shares are that id's)."""
-        if not said.judged or not self.speaks(said) or len(set(siblings)) > 1:
+        ``version``: one the cited id's lineage leads to, one of a keyword ability or action the line names
+        that the cited clause never speaks of, or a neighbour under the same rule that a rare word of the line
+        or its own words copied whole point to (never another id the line cites: the words it shares are that
+        id's). Everyday words fitting some other rule better prove nothing: real engines' comments are full of
+        them."""
+        if not said.judged or not self.speaks(said) or len(set(siblings) | set(said.beside)) > 1:
             return None  # "CR 106.3 + CR 614.1a: …": the words describe the ids together, not one of them
         # a rule cited by its number and its title (a keyword rule or a whole rule, not a clause under it)
         title = self.view(version).title_of(cite.rule) if _TOPIC_ID.match(cite.rule) else ""
@@ -129,11 +173,18 @@ class Agreement:
         margin = MARGIN / 2 if foreign else MARGIN
         # the words another id on the line shares are that id's: its clause, sub-rules and rule are no rivals
         theirs = {rule_head(s) for s in siblings if s != cite.rule}
+        rivals = list(self.holders(cite.rule))
+        for words, head, _ in said.topics:
+            # a keyword ability or action, or a rule whose every title word is rare ("day and night")
+            named = _KEYWORD.match(head) or min(self.idf().of(w) for w in words) >= RARE_TITLE
+            if named and rule_head(head) != rule_head(cite.rule) and not words & family:
+                rivals += self.topic_target(head, cite, said)[:1]  # "(no vigilance)" beside 510.1
         # a neighbour under the same rule only on a rare word of the line that the cited clause never uses
-        # ("megamorph" above 702.37d): shared everyday words ("player", "trigger") prove nothing
+        # ("megamorph" above 702.37d) or on a sentence of its text the line copies ("Enchantment subtypes are
+        # always a single word …" cited as 303.4): shared everyday words ("player", "trigger") prove nothing
         rare = {w for w in said.own if self.idf().of(w) >= RARE and w not in family}
         near = [
-            *self.same_rule(cite.rule, said),
+            *self.same_rule(cite.rule, said, words_only=True),
             *(
                 r
                 for _, head, _ in said.topics
@@ -141,16 +192,7 @@ class Agreement:
                 for r in self.topic_target(head, cite, said)[:1]
             ),
         ]
-        rivals = [
-            *self.holders(cite.rule),
-            *(
-                r
-                for _, head, _ in said.topics
-                if rule_head(head) != rule_head(cite.rule)
-                for r in self.topic_target(head, cite, said)[:1]
-            ),
-        ]
-        rivals += [r for r in near if rare & self.view(self.against).own_stems(r)]
+        rivals += [r for r in near if rare & self.view(self.against).own_stems(r) or self.copies_text(cite, r)]
         lineage = set(self.holders(cite.rule))
         scored = [
             (self.fit_own(said, r), r)
@@ -161,6 +203,15 @@ class Agreement:
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
         return best[1] if best else None
+
+    def copies_text(self, cite: Cite, rule: str) -> bool:
+        """True when the line holds a sentence's worth (eight words running) of the clause's own text."""
+        n = self.view(self.against).nodes.get(rule)
+        if n is None:
+            return False
+        a, b = norm(cite.context).split(), norm(n.text).split()
+        m = difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match(0, len(a), 0, len(b))
+        return m.size >= COPIED_RUN
 
 
 def _contained(quote: str, body: str) -> bool:

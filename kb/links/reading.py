@@ -7,9 +7,10 @@ keyword abilities it names, and whether the line is rules text copied from an ed
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from kb.links import copied, evidence, forms
+from kb.links import about, copied, evidence, forms
+from kb.links.clauses import norm
 from kb.links.extract import Cite
 from kb.store import VersionInfo
 
@@ -17,8 +18,12 @@ from kb.store import VersionInfo
 _VERB_BEFORE = re.compile(
     r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
 )
-# ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to").
+# ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to"),
 _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|as)\b")
+# ... nor a verb before a conjunction or preposition only verbs take ("counters persist across a phase-out"),
+_VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
+# ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
 
 
@@ -32,26 +37,40 @@ class Reading:
     keywords: list[str]  # keyword abilities named anywhere on the line
     near: list[str]  # ... and within 40 characters of the id
     topics: list[tuple[frozenset[str], str, str]]  # titles the words name: (stems, rule, title)
+    # ... of which those written in lower case somewhere ("clash-trigger", not only the card "Spark Double")
     # False when the words are not about this one id: a range's members share the range's words, and an
     # id inside a line copied from the rules is the rules' own cross-reference.
     judged: bool = True
+    plain: list[frozenset[str]] = field(default_factory=list)
+    line: dict[str, float] = field(default_factory=dict)  # the stems of the line and the comment line above only
+    line_keywords: list[str] = field(default_factory=list)  # keyword abilities they name, whatever the id cited
+    # What the code around it is about (test and file names, identifiers nearby): ranks suggestions only
+    about: dict[str, float] = field(default_factory=dict)
+    about_keywords: list[str] = field(default_factory=list)  # keyword abilities those names name
+    test_keywords: list[str] = field(default_factory=list)  # ... the test's own name names
+    query: str = ""  # the words a search for the clause meant would use
+    beside: list[str] = field(default_factory=list)  # ids the test's decorators above cite (a marker's "106.6")
 
 
 class LineReader:
     """Reads a citation's line and names (a part of Resolver)."""
 
     # -- what the line says ----------------------------------------------------------------
-    def previous_line(self, cite: Cite) -> str:
-        """The comment line right above the citation, markers stripped ("" when it is code or unreadable)."""
-        if not cite.path or cite.line < 2:
-            return ""
+    def source(self, cite: Cite) -> list[str]:
+        """The lines of the citation's file (the last file read is kept: citations come file by file)."""
         if self._lines[0] != cite.path:
             try:
                 with open(cite.path, encoding="utf-8", errors="replace") as fh:
                     self._lines = (cite.path, fh.read().splitlines())
             except OSError:
                 self._lines = (cite.path, [])
-        lines = self._lines[1]
+        return self._lines[1]
+
+    def previous_line(self, cite: Cite) -> str:
+        """The comment line right above the citation, markers stripped ("" when it is code or unreadable)."""
+        if not cite.path or cite.line < 2:
+            return ""
+        lines = self.source(cite)
         prev = lines[cite.line - 2] if cite.line - 2 < len(lines) else ""
         m = COMMENT.match(prev)
         return prev[m.end() :] if m else ""
@@ -99,14 +118,38 @@ class LineReader:
         near = self.named(cite.context, around=cite) if named else []
         if named and not self.named(cite.context) and len(evidence.stems(cite.context)) <= 1:
             near = self.named(prev)  # "// Provoke: …" above a bare "// 702.40a"; a line with words speaks for itself
+        # a title the words name: one with a rare word, or a title of several words written out ("ending the turn")
+        phrase = f" {norm(' '.join([cite.context, prev, evidence.spaced(about.test_parts(cite.test))]))} "
         topics = [
             t
             for t in self.view(self.against).topics()
-            if t[0] <= own.keys() and max(self.idf().of(s) for s in t[0]) >= 2.0
+            if t[0] <= own.keys()
+            and (max(self.idf().of(s) for s in t[0]) >= 2.0 or (" " in t[2] and f" {norm(t[2])} " in phrase))
         ]
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
         topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
-        return Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
+        said = Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
+        lower = {evidence.stem(w) for w in re.findall(r"[A-Za-z]+", cite.context + " " + prev) if w.islower()}
+        said.line = evidence.line_words([(cite.context, 1.0), (prev, 1.0)])
+        said.line_keywords = named or self.named(cite.context + " " + prev)
+        said.plain = [t[0] for t in topics if t[0] <= lower and t[1].startswith(("701.", "702."))]
+        self.read_about(cite, said, prev)
+        return said
+
+    def read_about(self, cite: Cite, said: Reading, prev: str) -> None:
+        """Fill what the code around the citation is about: names of its test and file, identifiers nearby (only
+        the words the rules use: ``getattr`` or ``CombatCreature`` say nothing of a clause)."""
+        code = about.nearby_code(self.source(cite), cite.line) if cite.path else ""
+        names = evidence.spaced(" ".join([about.test_parts(cite.test), evidence.file_words(cite.file), code]))
+        said.about = {s: 0.5 for s in about.words(names) if self.idf().of(s) > 0}
+        said.about_keywords = [k for k in self.named(names) if k not in said.keywords]
+        said.test_keywords = self.named(evidence.spaced(about.test_parts(cite.test)))
+        above = self.source(cite)[cite.line - 2] if cite.path and cite.line >= 2 else ""
+        if above.lstrip().startswith(("@", "#[")):
+            said.beside = [f.rule for f in forms.find_ids(above, self.game)]
+        ruled = " ".join(w for w in names.split() if self.idf().of(evidence.stem(w)) > 0)
+        line = " ".join([cite.context, prev]) if cite.scope != "name" else ""
+        said.query = re.sub(r"[\"“”「」'`*/]", " ", evidence.without_ids(line) + " " + ruled)
 
     def speaks(self, said: Reading) -> bool:
         """True when the line's own words (not its file name) say enough to tell clauses apart."""
@@ -126,14 +169,22 @@ class LineReader:
         text = text.lower()
         if around is not None:
             at = text.find(around.rule.split(".")[0] + ".")
-            text = text[max(0, at - 40) : at + len(around.raw) + 40] if at >= 0 else text
-        out = [
-            self._forms[m.group(1)]
-            for m in self._keyword_re.finditer(text)
-            if not _VERB_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
-            and not (m.group(1) != self._forms[m.group(1)] and _VERB_AFTER.match(text, m.end()))
-        ]
+            end = at + len(around.raw)
+            # an id in brackets cites the words before it: "band block propagation (CR 702.22h), and the Rampage…"
+            closing = re.match(r"[a-z]?\s*[)\]]", text[end:])
+            text = text[max(0, at - 40) : end if closing else end + 40] if at >= 0 else text
+        out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text) if self._as_ability(text, m)]
         return list(dict.fromkeys(out))
+
+    def _as_ability(self, text: str, m: re.Match) -> bool:
+        """True when a keyword's name in ``text`` is the ability, not a verb or a noun of the same spelling."""
+        before = text[max(0, m.start() - 12) : m.start()]
+        form, name = m.group(1), self._forms[m.group(1)]
+        if _VERB_BEFORE.search(before) or _VERB_ANY_FORM.match(text, m.end()):
+            return False
+        if form != name and _VERB_AFTER.match(text, m.end()):
+            return False
+        return not (name.endswith("er") and _NOUN_BEFORE.search(before))
 
 
 def inflections(keyword: str) -> list[str]:

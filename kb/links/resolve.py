@@ -72,6 +72,8 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._lines: tuple[str, list[str]] = ("", [])
         self._holders: dict[str, list[str]] = {}
         self._copies: copied.Copies | None = None
+        self._searched: dict[str, list[str]] = {}
+        self._titles: dict[str, set[str]] | None = None
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).
@@ -208,7 +210,10 @@ class Resolver(LineReader, Agreement, Suggestions):
             status = "orphan"
             base = written if node_w else self.last_holding(cite.rule)
             notes.append(f"{cite.rule} is not in {A.label}" + self._absence(cite.rule, base))
-            keywords = [kw for kw in said.keywords if not base or kw != self.title_of(cite.rule, base)]
+            mate = self.paired(cite, siblings, A, said) if said.keywords else None
+            theirs = {k for s in siblings if s != cite.rule for k in self.titles_ever(s)}  # other ids' keywords
+            keywords = [mate] if mate else [kw for kw in said.keywords or said.line_keywords if kw not in theirs]
+            keywords = [kw for kw in keywords if not base or kw != self.title_of(cite.rule, base)]
         else:
             base = A
             agree_a, keywords = self.agrees(cite, A, siblings, said)
@@ -241,7 +246,7 @@ class Resolver(LineReader, Agreement, Suggestions):
             window = (self.window(cite.rule, written)[0], window[1])
         if reference:  # the words are the copied clause's, not this id's: its lineage alone says where it went
             said = Reading({}, {}, [], [], [], [], judged=False)
-        suggest = [] if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
+        suggest, why = ([], {}) if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
         # another id on the line, and its rule, speak for themselves: not what this id meant
         # (its own lineage excepted: "601.2b and 601.2e–g" copied from 2015 means today's 601.2f–h)
         theirs = {rule_head(s) for s in siblings if s != cite.rule} - {rule_head(cite.rule)}
@@ -249,6 +254,8 @@ class Resolver(LineReader, Agreement, Suggestions):
         suggest = [
             r for r in suggest if r == cite.rule or r in lineage or (r not in siblings and rule_head(r) not in theirs)
         ]
+        if suggest:
+            extra["why"] = why.get(suggest[0], "")
         return {
             "status": status,
             "valid_from": window[0],
@@ -268,9 +275,8 @@ class Resolver(LineReader, Agreement, Suggestions):
     def _absence(self, rule: str, base: VersionInfo | None) -> str:
         if base is not None:
             return f" (last in {base.label})"
-        newest = next((v for v in reversed(self.chain) if not v.partial), None)
-        if newest is not None and self.view(newest).newer_than(rule):
-            return f" (newer than the newest edition in the KB ({newest.label}))"
+        if self.newer(rule):
+            return f" (newer than the newest edition in the KB ({self.against.label}))"
         return " (in no version)"
 
     def _changed(self, cite, written, A, siblings, said, agree_a, keywords, notes, extra):  # noqa: PLR0913
