@@ -8,10 +8,10 @@ import difflib
 import re
 
 from kb import ruleid
-from kb.links import evidence
+from kb.links import copied, evidence
 from kb.links.clauses import norm, rule_head
 from kb.links.extract import Cite
-from kb.links.reading import Reading, inflections
+from kb.links.reading import COMMENT, Reading, inflections
 from kb.store import VersionInfo
 
 _TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or action, or a whole rule
@@ -20,7 +20,8 @@ STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds speaks of that clause
 RARE = 7.0  # idf of a word found in about three clauses or fewer ("megamorph", not "shield")
 RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evidence (day, night; not "damage")
-COPIED_RUN = 8  # words of a clause's text running on the line: the engine pasted that clause
+COPIED_RUN = 8
+MISQUOTE_WORDS = 10  # words after an id that read as the clause's text, not a note about it  # words of a clause's text running on the line: the engine pasted that clause
 _KEYWORD = re.compile(r"^70[12]\.\d+$")  # a keyword ability or action
 
 
@@ -203,6 +204,17 @@ class Agreement:
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
         return best[1] if best else None
+
+    def misquoted(self, cite: Cite, said: Reading) -> bool:
+        """True when the line sets its own words after the cited id as that clause's text ("702.152a Daunt is an
+        evasion ability. …" in a table of excerpts) and the clause, which no edition ever worded so, speaks of
+        something else."""
+        if not said.judged or cite.scope == "name":
+            return False
+        lead, words = copied.fragment(COMMENT.sub("", cite.context, count=1))
+        if lead != cite.rule or not copied.enough(words) or len(words.split()) < MISQUOTE_WORDS:
+            return False
+        return self.fit(said, cite.rule, self.against) < WEAK_FIT
 
     def copies_text(self, cite: Cite, rule: str) -> bool:
         """True when the line holds a sentence's worth (eight words running) of the clause's own text."""

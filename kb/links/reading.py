@@ -86,6 +86,9 @@ class LineReader:
         cross-references ("… in rules 601.2b and 601.2f–h"). None when the line is the engine's own words."""
         if cite.scope == "name" or not cite.context:
             return None
+        if cite.written_from == "copy":  # a literal that is a clause's sentences (kb.links.copies): that clause's
+            written = self.written_edition(cite)
+            return (written, True) if written is not None else None
         m = COMMENT.match(cite.context)
         lead, words = copied.fragment(cite.context[m.end() :] if m else cite.context)
         if not copied.enough(words):

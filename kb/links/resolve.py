@@ -115,7 +115,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         ("written against 20211115"), else the one in force on its date."""
         if not cite.written:
             return None
-        if cite.written_from in ("annotation", "file", "date"):
+        if cite.written_from in ("annotation", "file", "date", "copy"):
             label = cite.written.replace("-", "")
             named = next((v for v in self.chain if v.label == label and not v.partial), None)
             if named is not None:
@@ -194,6 +194,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         written = self.written_edition(cite)
         said = self.read(cite)
         reference = False
+        copy = None
         if node_a is None or said.judged:
             copy = self.copied(cite)
             if copy is not None:
@@ -230,6 +231,9 @@ class Resolver(LineReader, Agreement, Suggestions):
             elif agree_a is None and (first := self.contradicted(cite, A, said, siblings)):
                 status = "mismatch"
                 notes.append(f"the line's words fit {first} better than {cite.rule} in {A.label}")
+            elif agree_a is None and copy is None and self.misquoted(cite, said):
+                status = "mismatch"
+                notes.append(f"the line gives as the text of {cite.rule} words no edition of it holds")
             else:
                 status = "ok"
                 if node_w is not None and node_w.hash != node_a.hash:  # only cited numbers changed
