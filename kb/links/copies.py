@@ -94,21 +94,23 @@ class Sentences:
         return max(common) if common else None
 
 
-def cite_copies(resolver, texts: list[Cite]) -> list[Cite]:
-    """Citations for the literals that are whole sentences of a clause, as the newest edition holding them
-    (up to the one cited against) numbered it; the others are the engine's own words."""
+def with_copies(resolver, citations: list[Cite], texts: list[Cite]) -> list[Cite]:
+    """``citations`` with the literals that are whole sentences of a clause added in file order: each cites that
+    clause as the newest edition holding the sentences (up to the one cited against) numbered it; the other
+    literals are the engine's own words."""
     if not texts:
-        return []
+        return citations
     chain = resolver.chain
     upto = next((i for i, v in enumerate(chain) if v.id == resolver.against.id), len(chain) - 1)
     index = Sentences(resolver.store, chain)
-    out = []
+    found = []
     for t in texts:
-        found = index.holder(sentences(t.context), upto)
-        if found is None:
-            continue
-        version, rule = chain[found[0]], found[1]
-        label = version.label
-        t.rule, t.written, t.written_from = rule, f"{label[:4]}-{label[4:6]}-{label[6:8]}", "copy"
-        out.append(t)
-    return out
+        place = index.holder(sentences(t.context), upto)
+        if place is not None:
+            label = chain[place[0]].label
+            t.rule, t.written, t.written_from = place[1], f"{label[:4]}-{label[4:6]}-{label[6:8]}", "copy"
+            found.append(t)
+    if not found:
+        return citations
+    files = {c.file: i for i, c in reversed(list(enumerate(citations)))}
+    return sorted(citations + found, key=lambda c: (files.get(c.file, len(citations)), c.file, c.line))

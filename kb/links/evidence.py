@@ -22,7 +22,7 @@ _STOP_WORDS = """a an the and or of to in on for with by at as is are be been be
     test tests testing should given case cases check checks rule rules cr c r see per via we our you your
     i me my mtg magic comprehensive implement implements implemented handle handles handled correctly
     work works todo note fixme example examples e g ie eg etc vs"""
-_STOP = frozenset(_STOP_WORDS.split())
+STOP = frozenset(_STOP_WORDS.split())
 _ID = re.compile(r"(?<![\w.])[1-9]\d\d(?:[._ ]\d{1,3}[a-z]{0,2}(?![a-z]))?(?![\w])")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _TOKEN = re.compile(r"[a-z0-9]+")
@@ -60,7 +60,7 @@ def stems(text: str) -> list[str]:
     """Content stems of some prose or an identifier (camelCase and snake_case split; clause ids, dates and
     "written against" annotations dropped)."""
     text = _ID.sub(" ", _CAMEL.sub(" ", _ANNOTATION.sub(" ", text).replace("_", " ")))
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and not (t.isdigit() and len(t) > 2)]
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and not (t.isdigit() and len(t) > 2)]
 
 
 _CUE = re.compile(r"(?i)\b(?:c\.?r\.?|rules?|comprehensive rules)\b\.?")

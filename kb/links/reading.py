@@ -24,6 +24,7 @@ _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|
 _VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
 # ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
 _NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
+QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
 
 
@@ -150,9 +151,16 @@ class LineReader:
         above = self.source(cite)[cite.line - 2] if cite.path and cite.line >= 2 else ""
         if above.lstrip().startswith(("@", "#[")):
             said.beside = [f.rule for f in forms.find_ids(above, self.game)]
-        ruled = " ".join(w for w in names.split() if self.idf().of(evidence.stem(w)) > 0)
-        line = " ".join([cite.context, prev]) if cite.scope != "name" else ""
-        said.query = re.sub(r"[\"“”「」'`*/]", " ", evidence.without_ids(line) + " " + ruled)
+        line = " ".join([cite.context, prev]) if cite.scope != "name" else names
+        said.query = self.query(evidence.without_ids(line), said.about_keywords)
+
+    def query(self, text: str, keywords: list[str]) -> str:
+        """The words a search for the clause meant uses: the line's rarest words the rules use, in their order,
+        and the keywords the code's names name (a long query costs search seconds and says no more)."""
+        words = list(dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text)))
+        weight = {w: self.idf().of(evidence.stem(w)) for w in words if w not in evidence.STOP}
+        best = set(sorted((w for w in weight if weight[w] > 0), key=lambda w: -weight[w])[:QUERY_WORDS])
+        return " ".join([w for w in words if w in best] + keywords)
 
     def speaks(self, said: Reading) -> bool:
         """True when the line's own words (not its file name) say enough to tell clauses apart."""

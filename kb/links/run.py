@@ -9,7 +9,7 @@ from kb import ruleid
 from kb.errors import NotFound
 from kb.links import gitdates
 from kb.links import junit as junitxml
-from kb.links.copies import cite_copies
+from kb.links.copies import with_copies
 from kb.links.coverage import coverage
 from kb.links.extract import Cite, scan_tree
 from kb.links.ranges import Ids, expand
@@ -92,7 +92,7 @@ def run(
     if git:
         _date_by_git(found.citations)
     main = Resolver(store, game, against)
-    found.citations += cite_copies(main, found.texts)  # literals that are rules text without an id
+    found.citations = with_copies(main, found.citations, found.texts)  # literals that are rules text, no id
     resolvers: dict[str, Resolver | None] = {game: main}
 
     def resolver_for(g: str) -> Resolver | None:

@@ -14,6 +14,10 @@ import threading
 
 log = logging.getLogger(__name__)
 MAX_QUERY = 200  # characters of a query: the line's gist, not a paragraph
+# Search's own ranking (rule-number and English word tiers, its priors and its semantic layer); the layers for
+# Japanese readings, translations, player slang and character bigrams add nothing to an English line and cost
+# tenths of a second a query.
+LAYERS = frozenset({"priors", "dense"})
 _lock = threading.Lock()
 _searchers: dict[str, object] = {}
 
@@ -38,7 +42,7 @@ def _open(path: str):
         return None
     try:
         # its own read-only connection: the caller's store may be used from another thread meanwhile
-        return Searcher(Store.open(path), index_dir)
+        return Searcher(Store.open(path), index_dir, layers=LAYERS)
     except (RulekbError, OSError) as exc:
         log.info("no search ranking for link suggestions: %s", exc)
         return None

@@ -25,6 +25,7 @@ SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the sa
 NAMES = 0.25  # weight of the test's, file's and code's names beside the line's words when choosing a sub-clause
 SAME_PLACE = 0.15  # how much better another sub-clause must fit than the one at the cited sub-position
 SEARCHED = 10  # search hits taken as candidates
+WEAK, WEAK_FIT = 0.5, 0.2  # a candidate below this prior needs words fitting it at least this well
 # Why a candidate was offered, by the name of its source (the first suggestion's reason goes in the JSON).
 REASONS = {
     "fit": "the clause the line's words fit better",
@@ -229,14 +230,16 @@ class Suggestions:
         add(first, 1.2, "fit")
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
-        moved = self._from_lineage(cite.rule, base, status, add)
+        self._from_lineage(cite.rule, base, status, add)
         for r, kw in self.keyword_targets(cite, keywords, said):
             add(r, 0.9, "keyword", kw)
         if status == "orphan" and base is None and self.newer(cite.rule):
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
             return self._rank(prior, said, cite.rule, first, []), why
         self._from_words(cite, status, said, keywords, prior, add)
-        hits = self.searched(said) if status != "stale" or not moved else []
+        # search, the slowest source, is asked only when nothing surer (lineage, a keyword, a quote) leads
+        sure = any(p >= 1.0 for p in prior.values()) or keywords
+        hits = self.searched(said) if status != "stale" and not sure else []
         for k, r in enumerate(hits[:3]):
             add(r, 0.35 - 0.05 * k, "search")
         ranked = self._rank(prior, said, cite.rule, first, hits)
@@ -309,6 +312,8 @@ class Suggestions:
             keep[r] += 0.4 / (1 + hits.index(r)) if r in hits else 0.0  # search's order among the candidates
         if any(prior[r] >= 1.0 for r in keep):  # a sure lead: weak guesses stay only with words behind them
             keep = {r: v for r, v in keep.items() if prior[r] >= 1.0 or fits[r] > 0}
+        # a neighbour or a search hit the words hardly fit is no suggestion ("Daunt is an evasion ability")
+        keep = {r: v for r, v in keep.items() if prior[r] >= WEAK or fits[r] >= WEAK_FIT}
         best_fit = max((fits[r] for r in keep), default=0.0)
         if evidence.mass(said.words, self.idf()) >= 4.0 and best_fit >= 0.5:
             keep = {r: s for r, s in keep.items() if fits[r] >= best_fit / 3 or prior[r] >= 1.0}
