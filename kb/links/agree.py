@@ -9,7 +9,7 @@ import re
 
 from kb import ruleid
 from kb.links import copied, evidence
-from kb.links.clauses import norm, rule_head
+from kb.links.clauses import heading, norm, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import COMMENT, Reading, inflections
 from kb.store import VersionInfo
@@ -72,14 +72,20 @@ class Agreement:
         return (False, wrong) if wrong else (None, [])
 
     def titles_ever(self, rule: str) -> set[str]:
-        """The keyword titles the rule holding ``rule`` had in any edition (702.40 was provoke before storm)."""
-        head = rule_head(rule)
+        """The titles the keyword ability or action holding ``rule`` had in any edition (702.40 was provoke
+        before storm, 701.29 clash before it was monstrosity)."""
         if self._titles is None:
             self._titles = {}
-            for name, places in self.keywords().items():
-                for _, r in places:
+            ids = {v.id for v in self.chain}
+            rows = self.store.conn.execute(
+                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
+                " WHERE n.rule LIKE '701.%' OR n.rule LIKE '702.%'"
+            )
+            for vid, r, title, text in rows:
+                name = heading(title, text)
+                if vid in ids and _KEYWORD.match(r) and name and name != "general":
                     self._titles.setdefault(r, set()).add(name)
-        return self._titles.get(head, set())
+        return self._titles.get(rule_head(rule), set())
 
     def paired(self, cite: Cite, siblings: list[str], version: VersionInfo, said: Reading) -> str | None:
         """The keyword the line pairs with the cited id, when the line cites several. An id whose title, now or
@@ -146,6 +152,8 @@ class Agreement:
         tail = cite.rule[len(cite.rule.split(".")[0]) :] if "." in cite.rule else ""
         letters = tail.lstrip(".0123456789")
         same = head + tail if "." not in head else (head + letters if letters else None)
+        if _KEYWORD.match(cite.rule):
+            same = head  # a whole keyword rule cited means a whole rule ("MONSTROSITY (Rule 702.94)")
         pool = [head, *view.descendants(head)]
         scored = sorted(pool, key=lambda r: (-(self.fit_own(said, r) + (0.05 if r == same else 0)), ruleid.sort_key(r)))
         return scored[:2]

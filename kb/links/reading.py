@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from kb import ruleid
 from kb.links import about, copied, evidence, forms
 from kb.links.clauses import norm
 from kb.links.extract import Cite
@@ -136,7 +137,7 @@ class LineReader:
         lower = {evidence.stem(w) for w in re.findall(r"[A-Za-z]+", cite.context + " " + prev) if w.islower()}
         said.line = evidence.line_words([(cite.context, 1.0), (prev, 1.0)])
         said.line_keywords = named or self.named(cite.context + " " + prev)
-        said.plain = [t[0] for t in topics if t[0] <= lower and t[1].startswith(("701.", "702."))]
+        said.plain = [t[0] for t in topics if t[0] <= lower and self.vetoes(t, cite)]
         self.read_about(cite, said, prev)
         return said
 
@@ -146,13 +147,23 @@ class LineReader:
         code = about.nearby_code(self.source(cite), cite.line) if cite.path else ""
         names = evidence.spaced(" ".join([about.test_parts(cite.test), evidence.file_words(cite.file), code]))
         said.about = {s: 0.5 for s in about.words(names) if self.idf().of(s) > 0}
-        said.about_keywords = [k for k in self.named(names) if k not in said.keywords]
+        found = self.named(names) + self.named_actions(names)
+        said.about_keywords = [k for k in dict.fromkeys(found) if k not in said.keywords]
         said.test_keywords = self.named(evidence.spaced(about.test_parts(cite.test)))
         above = self.source(cite)[cite.line - 2] if cite.path and cite.line >= 2 else ""
         if above.lstrip().startswith(("@", "#[")):
             said.beside = [f.rule for f in forms.find_ids(above, self.game)]
         line = " ".join([cite.context, prev]) if cite.scope != "name" else names
         said.query = self.query(evidence.without_ids(line), said.about_keywords)
+
+    def vetoes(self, topic: tuple[frozenset[str], str, str], cite: Cite) -> bool:
+        """Whether a keyword the line names rules out the clauses that never speak of it: a keyword ability,
+        a keyword action only the rules name (clash), or the cited id's own rule ("701.21b sacrifice …")."""
+        words, rule, _ = topic
+        if rule.startswith("702."):
+            return True
+        own = rule == cite.rule.rstrip(ruleid.SUB_LETTERS)
+        return rule.startswith("701.") and (own or min(self.idf().of(w) for w in words) >= 6.0)
 
     def query(self, text: str, keywords: list[str]) -> str:
         """The words a search for the clause meant uses: the line's rarest words the rules use, in their order,

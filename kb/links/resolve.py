@@ -74,6 +74,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._copies: copied.Copies | None = None
         self._searched: dict[str, list[str]] = {}
         self._titles: dict[str, set[str]] | None = None
+        self._actions: dict[str, str] | None = None
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).

@@ -21,11 +21,20 @@ from kb.links.reading import Reading
 from kb.store import NodeRecord, VersionInfo
 
 KEYWORD_OR_ACTION = re.compile(r"^70[12]\.\d+$")
+RARE_ACTION = 6.0  # idf of each word of a keyword action's name for the name to point to it in code
+# keyword actions whose names are everyday words in programs (DamageSupport, learnRate, voteCount)
+_CODE_WORDS = frozenset(
+    ["support", "learn", "adapt", "vote", "endure", "discover", "abandon", "behold", "triple", "assemble", "harness"]
+)
 SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the same clause renumbered
 NAMES = 0.25  # weight of the test's, file's and code's names beside the line's words when choosing a sub-clause
 SAME_PLACE = 0.15  # how much better another sub-clause must fit than the one at the cited sub-position
 SEARCHED = 10  # search hits taken as candidates
-WEAK, WEAK_FIT = 0.5, 0.2  # a candidate below this prior needs words fitting it at least this well
+WEAK, WEAK_FIT = 0.5, 0.2
+SPEAKS, UNFIT = (
+    6.0,
+    0.15,
+)  # a line saying this much that fits its id's lineage this little meant another clause  # a candidate below this prior needs words fitting it at least this well
 # Why a candidate was offered, by the name of its source (the first suggestion's reason goes in the JSON).
 REASONS = {
     "fit": "the clause the line's words fit better",
@@ -33,6 +42,7 @@ REASONS = {
     "lineage": "where the cited clause went (its lineage)",
     "self": "the cited clause as it reads now",
     "keyword": "the rule of {0}, named on the line",
+    "former": "the rule of {0}, which the cited number held in an earlier edition",
     "about": "the rule of {0}, named by the test, file or code around it",
     "topic": "the rule titled {0}, named on the line",
     "history": "clauses that held this id before",
@@ -45,6 +55,8 @@ REASONS = {
     "neighbour": "a clause next to it under the same rule, by number and wording",
     "search": "the clause search ranks first for the line's words",
 }
+
+_LINEAGE = {REASONS["lineage"], REASONS["same words"]}
 
 
 class Suggestions:
@@ -84,8 +96,35 @@ class Suggestions:
 
     # -- what the words name -------------------------------------------------------------------
     def keyword_rule(self, keyword: str) -> str | None:
-        """The against version's rule titled ``keyword`` (702.118 for skulk)."""
-        return next((head for vid, head in sorted(self.keywords().get(keyword, ())) if vid == self.against.id), None)
+        """The against version's rule titled ``keyword`` (702.118 for skulk, 701.30 for clash)."""
+        held = sorted(self.keywords().get(keyword, ()))
+        return next((head for vid, head in held if vid == self.against.id), None) or self.actions().get(keyword)
+
+    def former(self, cite: Cite, said: Reading) -> list[str]:
+        """Keywords the line or the code around it names that the cited id's rule was titled in an earlier
+        edition: the engine read that edition ("clashLog" beside 701.29c: 701.29 was clash)."""
+        now = self.view(self.against).title_of(rule_head(cite.rule))
+        names = [*said.line_keywords, *self.named_actions(" ".join(said.line)), *said.about_keywords]
+        return [k for k in dict.fromkeys(names) if k != now and k in self.titles_ever(cite.rule)]
+
+    def actions(self) -> dict[str, str]:
+        """Keyword actions of the against version whose names only the rules use (clash, proliferate, scry):
+        title -> rule. "Counter", "create" or "support" name no mechanic in a program's identifiers."""
+        if self._actions is None:
+            self._actions = {}
+            for rule, n in self.view(self.against).nodes.items():
+                name = n.title.lower()
+                words = evidence.stems(name)
+                action = KEYWORD_OR_ACTION.match(rule) and rule.startswith("701.") and name not in _CODE_WORDS
+                if action and words and min(self.idf().of(w) for w in words) >= RARE_ACTION:
+                    self._actions[name] = rule
+        return self._actions
+
+    def named_actions(self, text: str) -> list[str]:
+        """Rare keyword actions ``text`` names, inflected or not ("clashingCard" names clash)."""
+        low = f" {text.lower()} "
+        stem = {a: re.escape(a[:-1] if a.endswith("e") else a) for a in self.actions()}
+        return [a for a in self.actions() if re.search(rf"(?<![a-z]){stem[a]}(?:e|es|s|ed|d|ing)?(?![a-z])", low)]
 
     def best_under(self, head: str, cite: Cite, said: Reading, name: str = "") -> list[str]:
         """Clauses of a rule the words name, best fitting first: a clause cited by a clause id means one of its
@@ -161,11 +200,11 @@ class Suggestions:
         view = self.view(self.against)
         return [f"{n}.{rest}" for n in (int(head) - 1, int(head) + 1) if f"{n}.{rest}" in view.nodes]
 
-    def fit_code(self, said: Reading, rule: str) -> float:
-        """How well the line's words and the names of the code around it fit a candidate's own text (a whole
-        rule's: its sub-rules are what it says)."""
+    def fit_code(self, said: Reading, rule: str, *, whole_rule: bool = False) -> float:
+        """How well the line's words and the names of the code around it fit a candidate's own text (a keyword
+        rule's, for a whole rule cited: its sub-rules are what it says)."""
         view = self.view(self.against)
-        stems = view.stems(rule) if KEYWORD_OR_ACTION.match(rule) else view.own_stems(rule)
+        stems = view.stems(rule) if whole_rule and KEYWORD_OR_ACTION.match(rule) else view.own_stems(rule)
         return evidence.fit({**said.about, **said.words}, stems, self.idf())
 
     def own_rule(self, cite: Cite, said: Reading) -> list[str]:
@@ -227,12 +266,22 @@ class Suggestions:
             if ok and p > prior.get(r, -1.0):
                 prior[r], why[r] = p, REASONS[reason].format(name)
 
+        if first and whole(cite.rule) and KEYWORD_OR_ACTION.match(rule_head(first)):
+            first = rule_head(first)  # "MONSTROSITY ABILITIES (Rule 702.94)": the whole rule the words fit
         add(first, 1.2, "fit")
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
         self._from_lineage(cite.rule, base, status, add)
+        if status != "stale" and evidence.mass(said.line, self.idf()) >= SPEAKS:
+            # the line says something of its own and it is not what the cited id's text became: the engine read
+            # another edition's numbering ("same creature may be chosen for both modes" under 114.6c)
+            for r in [r for r, p in prior.items() if p >= 1.0 and why[r] in _LINEAGE]:
+                if self.fit_code(said, r) < UNFIT:
+                    prior[r] = 0.45
         for r, kw in self.keyword_targets(cite, keywords, said):
             add(r, 0.9, "keyword", kw)
+        for r, kw in self.keyword_targets(cite, self.former(cite, said), said) if not keywords else []:
+            add(r, 1.05, "former", kw)
         if status == "orphan" and base is None and self.newer(cite.rule):
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
             return self._rank(prior, said, cite.rule, first, []), why
@@ -281,7 +330,7 @@ class Suggestions:
             add(self.nearest(cite.rule), 0.4, "parent")
             for r in said.beside:
                 if r in ruleid.ancestors(cite.rule) or r == self.nearest(cite.rule):
-                    add(r, 1.0, "beside")
+                    add(r, 1.5, "beside")
             for r in self.same_rule(cite.rule, said):
                 add(r, 0.3, "neighbour")
             for r in self.next_rules(cite.rule):
@@ -296,7 +345,7 @@ class Suggestions:
         return head.startswith(("701.", "702.")) and head.count(".") == 1 and self.view(self.against).newer_than(head)
 
     def _rank(self, prior: dict[str, float], said: Reading, rule: str, first: str | None, hits: list[str]) -> list[str]:
-        fits = {r: self.fit_code(said, r) for r in prior}
+        fits = {r: self.fit_code(said, r, whole_rule=whole(rule)) for r in prior}
         view = self.view(self.against)
         kws = [frozenset(evidence.stems(k)) for k in said.keywords]
         named, plain = [t[0] for t in said.topics] + kws, said.plain + kws
