@@ -9,7 +9,7 @@ import re
 
 from kb import ruleid
 from kb.links import copied, evidence
-from kb.links.clauses import heading, norm, rule_head
+from kb.links.clauses import norm, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import COMMENT, Reading, inflections
 from kb.store import VersionInfo
@@ -76,15 +76,8 @@ class Agreement:
         before storm, 701.29 clash before it was monstrosity)."""
         if self._titles is None:
             self._titles = {}
-            ids = {v.id for v in self.chain}
-            rows = self.store.conn.execute(
-                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-                " WHERE n.rule LIKE '701.%' OR n.rule LIKE '702.%'"
-            )
-            for vid, r, title, text in rows:
-                name = heading(title, text)
-                if vid in ids and _KEYWORD.match(r) and name and name != "general":
-                    self._titles.setdefault(r, set()).add(name)
+            for _, r, name in self.titled():
+                self._titles.setdefault(r, set()).add(name)
         return self._titles.get(rule_head(rule), set())
 
     def paired(self, cite: Cite, siblings: list[str], version: VersionInfo, said: Reading) -> str | None:

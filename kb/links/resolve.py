@@ -19,7 +19,7 @@ from kb.links.agree import MARGIN, STRONG_FIT, Agreement
 from kb.links.clauses import KEYWORD_RULE, View, heading, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import LineReader, Reading
-from kb.links.suggest import Suggestions
+from kb.links.suggest import KEYWORD_OR_ACTION, Suggestions
 from kb.store import NodeRecord, Store, VersionInfo
 
 _REASONS = {
@@ -74,6 +74,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._copies: copied.Copies | None = None
         self._searched: dict[str, list[str]] = {}
         self._titles: dict[str, set[str]] | None = None
+        self._titled: list[tuple[int, str, str]] | None = None
         self._actions: dict[str, str] | None = None
 
     def _to_english(self, store: Store, game: str) -> None:
@@ -153,18 +154,27 @@ class Resolver(LineReader, Agreement, Suggestions):
         before = [v for v in held if v.sort_date <= self.against.sort_date]
         return (before or held or [None])[-1]
 
+    def titled(self) -> list[tuple[int, str, str]]:
+        """(version id, rule, title in lower case) of every keyword ability and action of every edition."""
+        if self._titled is None:
+            ids = {v.id for v in self.chain}
+            rows = self.store.conn.execute(
+                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
+                " WHERE n.rule LIKE '701.%' OR n.rule LIKE '702.%'"
+            )
+            self._titled = [
+                (vid, rule, name)
+                for vid, rule, title, text in rows
+                if vid in ids and KEYWORD_OR_ACTION.match(rule) and (name := heading(title, text)) and name != "general"
+            ]
+        return self._titled
+
     def keywords(self) -> dict[str, set[tuple[int, str]]]:
         """Keyword-ability titles (lower case) of every version -> {(version id, rule)}."""
         if self._keywords is None:
             self._keywords = {}
-            ids = {v.id for v in self.chain}
-            rows = self.store.conn.execute(
-                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-                " WHERE n.rule LIKE '702.%'"
-            )
-            for vid, rule, title, text in rows:
-                name = heading(title, text)
-                if vid in ids and KEYWORD_RULE.match(rule) and name and name != "general":
+            for vid, rule, name in self.titled():
+                if KEYWORD_RULE.match(rule):
                     self._keywords.setdefault(name, set()).add((vid, rule))
         return self._keywords
 
