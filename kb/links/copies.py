@@ -34,6 +34,7 @@ _SENTENCE = re.compile(r"(?<=[.!?])[\s\"”)]*\s+(?=[A-Z“\"(])")
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")
 _ID = re.compile(r"(?<![\w.])[1-9]\d\d\.\d")
 MIN_WORDS = 8  # words of a sentence: fewer could be anyone's ("Flying is an evasion ability.")
+MIN_CHARS = 40  # a literal shorter than this holds no sentence of eight words
 TABLE_LITERALS = 3  # literals holding clause lines that make a file a table of excerpts
 WHOLE_SECTION = 60  # clause lines in one literal: a section of the rules pasted whole, not an excerpt
 
@@ -58,7 +59,7 @@ def sentences(text: str) -> list[str]:
 
 def may_copy(text: str) -> bool:
     """Whether a string literal could be whole sentences of the rules (checked against the rules later)."""
-    return len(text) < 2000 and text[:1].isupper() and not _ID.search(text) and bool(sentences(text))
+    return len(text) < 2000 and text[:1].isupper() and " " in text and not _ID.search(text) and bool(sentences(text))
 
 
 class Sentences:

@@ -146,7 +146,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
             out.citations.append(Cite(test=t.id, kind="test", scope=scope, **base))
 
     for r in src.regions:
-        if r.kind == "string" and copies.may_copy(text := scanner.prose(r)):
+        if r.kind == "string" and len(r.text) > copies.MIN_CHARS and copies.may_copy(text := scanner.prose(r)):
             scope, tests = units.owner(roots, r.start)
             kind = "code" if scope == "code" else "test"
             for t in tests or [None]:

@@ -77,6 +77,13 @@ class LineReader:
         m = COMMENT.match(prev)
         return prev[m.end() :] if m else ""
 
+    def next_line(self, cite: Cite) -> str:
+        """The comment line right below the citation, markers stripped ("" when it is code or unreadable)."""
+        lines = self.source(cite) if cite.path else []
+        below = lines[cite.line] if cite.line < len(lines) else ""
+        m = COMMENT.match(below)
+        return below[m.end() :] if m else ""
+
     def context_above(self, cite: Cite) -> str:
         """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
         prev = self.previous_line(cite)
@@ -93,6 +100,8 @@ class LineReader:
             return (written, True) if written is not None else None
         m = COMMENT.match(cite.context)
         lead, words = copied.fragment(cite.context[m.end() :] if m else cite.context)
+        if cite.context[m.end() if m else 0 :].strip().rstrip(".:").lower() == cite.rule:
+            lead, words = cite.rule, copied.fragment(self.next_line(cite))[1]  # "* 701.34b" alone: its text follows
         if not copied.enough(words):
             prev = self.previous_line(cite)  # a wrapped javadoc line: its start is on the line above
             words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words

@@ -125,7 +125,7 @@ def run(
             )
         else:
             siblings = _siblings(c, line_ids[(c.file, c.line)], line_sets.get((c.file, c.line), set()))
-            key = (c.game, c.rule, c.written, c.context, tuple(siblings))
+            key = (c.game, c.rule, c.written, c.context, tuple(siblings), c.file, c.line)  # names around it count
             if key not in memo:
                 memo[key] = resolver.resolve(c, siblings)
             row.update(memo[key])
