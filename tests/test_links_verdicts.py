@@ -21,7 +21,7 @@ TREE = Path(__file__).resolve().parent / "fixtures" / "verdicts"
 EDITIONS = ("2018-01-19", "2021-11-15", "2024-06-07", "2026-01-16")
 JAVA = "java/src/test/java/org/engine/rules/KeywordVerdictsTest.java"
 PY, TS, RS = "python/test_editions.py", "typescript/verdicts.test.ts", "rust/src/layers.rs"
-MECH, TABLE = "python/test_mechanics.py", "python/keyword_rules.py"
+MECH, TABLE, CLASH = "python/test_mechanics.py", "python/keyword_rules.py", "typescript/clash.ts"
 
 # (file, line, rule): (status, first suggestion or None, words the note must hold)
 EXPECTED = {
@@ -67,6 +67,10 @@ EXPECTED = {
     # ... 702.27 having been shadow, skulk is 702.72a's: its clause that speaks of greater power
     (MECH, 9, "702.72a"): ("mismatch", "702.118b", "skulk does not fit 702.72a (champion)"),
     (MECH, 13, "702.108a"): ("mismatch", "702.31b", "horsemanship does not fit 702.108a (prowess)"),
+    # ... the identifiers the comment documents name it when the comment does not (clashWinner, SWITCH)
+    (CLASH, 2, "701.29c"): ("orphan", "701.30d", "last in 20180119"),  # 701.29 is monstrosity's lineage
+    (CLASH, 10, "613.1gb"): ("orphan", "613.4b", "in no version"),  # an engine's own name for layer 7b
+    (CLASH, 11, "613.1ge"): ("orphan", "613.4d", "in no version"),
     # 5. an id no edition held gets the nearest live clause by number, lineage and wording
     (MECH, 17, "701.21d"): ("orphan", "701.21a", "701.21d is not in 20260116 (in no version)"),
     (MECH, 22, "712.7c"): ("orphan", "712.14", "in no version"),
@@ -168,6 +172,7 @@ def test_past_the_last_sibling_is_newer_than_the_kb(store):
 
 def test_a_suggestion_says_why(verdicts):
     assert verdicts[(MECH, 9, "702.72a")]["why"] == "the rule of skulk, named on the line"
+    assert verdicts[(CLASH, 2, "701.29c")]["why"] == "the rule of clash, named by the test, file or code around it"
     assert verdicts[(MECH, 17, "701.21d")]["why"] == "a clause of the cited id's own rule, which the line names"
     assert "why" not in verdicts[(PY, 5, "104.3a")]  # ok: nothing suggested
 

@@ -25,6 +25,7 @@ _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|
 _VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
 # ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
 _NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
+NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the identifiers by the cited line
 QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
 
@@ -48,7 +49,8 @@ class Reading:
     line_keywords: list[str] = field(default_factory=list)  # keyword abilities they name, whatever the id cited
     # What the code around it is about (test and file names, identifiers nearby): ranks suggestions only
     about: dict[str, float] = field(default_factory=dict)
-    about_keywords: list[str] = field(default_factory=list)  # keyword abilities those names name
+    about_keywords: list[str] = field(default_factory=list)  # keywords the code and the test's name name
+    file_keywords: list[str] = field(default_factory=list)  # ... and the file's name alone
     test_keywords: list[str] = field(default_factory=list)  # ... the test's own name names
     query: str = ""  # the words a search for the clause meant would use
     beside: list[str] = field(default_factory=list)  # ids the test's decorators above cite (a marker's "106.6")
@@ -153,11 +155,16 @@ class LineReader:
     def read_about(self, cite: Cite, said: Reading, prev: str) -> None:
         """Fill what the code around the citation is about: names of its test and file, identifiers nearby (only
         the words the rules use: ``getattr`` or ``CombatCreature`` say nothing of a clause)."""
-        code = about.nearby_code(self.source(cite), cite.line) if cite.path else ""
-        names = evidence.spaced(" ".join([about.test_parts(cite.test), evidence.file_words(cite.file), code]))
-        said.about = {s: 0.5 for s in about.words(names) if self.idf().of(s) > 0}
-        found = self.named(names) + self.named_actions(names)
+        code = evidence.spaced(about.nearby_code(self.source(cite), cite.line) if cite.path else "")
+        test, file = evidence.spaced(about.test_parts(cite.test)), evidence.spaced(evidence.file_words(cite.file))
+        # the code on or below the cited line says most; the test's and the file's names less
+        weights = [(test + " " + file, NAMED), (code, CODED)]
+        said.about = {s: w for text, w in weights for s in about.words(text) if self.idf().of(s) > 0}
+        found = self.named(code + " " + test) + self.named_actions(code + " " + test)
         said.about_keywords = [k for k in dict.fromkeys(found) if k not in said.keywords]
+        named = [*said.keywords, *said.about_keywords]
+        said.file_keywords = [k for k in self.named(file) + self.named_actions(file) if k not in named]
+        names = " ".join([test, file, code])
         said.test_keywords = self.named(evidence.spaced(about.test_parts(cite.test)))
         above = self.source(cite)[cite.line - 2] if cite.path and cite.line >= 2 else ""
         if above.lstrip().startswith(("@", "#[")):

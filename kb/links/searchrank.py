@@ -26,8 +26,8 @@ def _searcher(store):
     """A searcher over the index beside ``store`` (one per store file), or None without a usable index."""
     path = getattr(store, "path", "") or ""
     with _lock:
-        if path not in _searchers:
-            _searchers[path] = _open(path)
+        if _searchers.get(path) is None:
+            _searchers[path] = _open(path)  # an index built later is found then
         return _searchers[path]
 
 

@@ -104,7 +104,12 @@ class Suggestions:
         """Keywords the line or the code around it names that the cited id's rule was titled in an earlier
         edition: the engine read that edition ("clashLog" beside 701.29c: 701.29 was clash)."""
         now = self.view(self.against).title_of(rule_head(cite.rule))
-        names = [*said.line_keywords, *self.named_actions(" ".join(said.line)), *said.about_keywords]
+        names = [
+            *said.line_keywords,
+            *self.named_actions(" ".join(said.line)),
+            *said.about_keywords,
+            *said.file_keywords,
+        ]
         return [k for k in dict.fromkeys(names) if k != now and k in self.titles_ever(cite.rule)]
 
     def actions(self) -> dict[str, str]:
@@ -318,6 +323,8 @@ class Suggestions:
         sure = keywords or status == "stale" or any(p >= 1.0 for p in prior.values())
         for r, kw in self.keyword_targets(cite, said.about_keywords, said) if not sure else []:
             add(r, 0.7, "about", kw)
+        for r, kw in self.keyword_targets(cite, said.file_keywords, said) if not sure else []:
+            add(r, 0.5, "about", kw)
         for r in self.own_rule(cite, said) if status == "orphan" else []:
             add(r, 1.0, "own rule")
         for _, head, title in said.topics:
