@@ -70,8 +70,8 @@ def progress(done: int, total: int, what: str) -> None:
 def make_store(path: Path) -> Store:
     """Ingest the English editions, the Japanese texts, the DM rules and the seeds into ``path``."""
     from ingest.common import Hints
-    from kb import history, order
     from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
+    from kb.versions import lineage, order
 
     shared = ROOT.parent / "shared" / "corpora"
     files = [(str(p), Hints()) for d in ("cr-en", "cr-ja", "dm-rules") for p in sorted((shared / d).glob("*.*"))]
@@ -82,7 +82,7 @@ def make_store(path: Path) -> Store:
         ingest_into(store, p, hints)
         progress(i, len(files), "ingest")
     order.place_undated(store)
-    history.build_lineage(store)  # as kb.build does: the index mines renamed wordings from it
+    lineage.build(store)  # as kb.build does: the index mines renamed wordings from it
     store.commit()
     print(file=sys.stderr)
     return store
@@ -114,7 +114,7 @@ class Baselines:
 
     @staticmethod
     def _default_docs(store: Store) -> list[dict]:
-        from kb.index import _glossary, default_scope
+        from kb.search.index import _glossary, default_scope
 
         docs = []
         for (game, lang, rule), (_vid, h) in default_scope(store).items():
@@ -194,8 +194,8 @@ def successors(store: Store, queries: list[dict]) -> int:
 
     Queries that search the old text itself (``version=5.5.0.0``) keep their targets. Returns how many
     targets were added."""
-    from kb import history
     from kb.errors import NotFound
+    from kb.versions import history
 
     try:
         old = store.find_version("5.5.0.0", "mtg", "ja")
@@ -238,7 +238,7 @@ def definers(store: Store, queries: list[dict]) -> int:
     """Let a term's defining clause count where its heading is expected: the issue asks for the clause
     that defines a term ("トランプルは…", "Trample is …") above the heading named by it, so a list
     naming only the heading would count that order as a miss. Returns how many targets were added."""
-    from kb.ranking import defines, name_of
+    from kb.search.ranking import defines, name_of
 
     added = 0
     for q in queries:
@@ -312,7 +312,7 @@ def open_kb(args, tmp: str) -> tuple[Store, Path]:
     """The store and index to measure: ``--store/--index``, ``--home``, else the bundled corpus built into ``tmp``."""
     from kb.build import build_kb
     from kb.home import Home
-    from kb.index import build_index
+    from kb.search.index import build_index
 
     if args.store:
         spath = Path(args.store)
@@ -340,7 +340,7 @@ def main() -> None:
     ap.add_argument("--only", help="run only the rulekb step with this name (and no baselines)")
     ap.add_argument("--fusion", default="", help="fusion settings to try, e.g. guard=2.5,weight=1.5,k=60,pool=50")
     args = ap.parse_args()
-    from kb.search import Searcher
+    from kb.search.searcher import Searcher
 
     queries = load_queries()
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,11 +33,11 @@ sys.path.append(str(ROOT / "bench"))  # after ROOT: bench/ingest.py must not sha
 
 from relevance import load_queries, progress  # noqa: E402
 
-from kb import semantic  # noqa: E402
 from kb.errors import RulekbError  # noqa: E402
-from kb.index import build_index  # noqa: E402
-from kb.query import ALL_LAYERS  # noqa: E402
-from kb.search import Searcher  # noqa: E402
+from kb.search import semantic  # noqa: E402
+from kb.search.index import build_index  # noqa: E402
+from kb.search.query import ALL_LAYERS  # noqa: E402
+from kb.search.searcher import Searcher  # noqa: E402
 from kb.store import Store  # noqa: E402
 
 

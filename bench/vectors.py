@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from kb import semantic  # noqa: E402
 from kb.home import Home  # noqa: E402
+from kb.search import semantic  # noqa: E402
 
 
 def home_vectors(path: str, texts: bool = False) -> semantic.VectorSet:

@@ -22,13 +22,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from ingest import parse_file  # noqa: E402
-from kb import diffparts, history, order  # noqa: E402
-from kb.diff import diff_versions  # noqa: E402
 from kb.store import Store  # noqa: E402
+from kb.versions import diffparts, history, lineage, order  # noqa: E402
+from kb.versions.compare import diff_versions  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
+CORPUS = ROOT / "corpus"  # the bundled texts
 JAPANESE = [
-    SHARED / "seeds" / n
+    CORPUS / n
     for n in (
         "000_69c867f839c48ea8.txt",
         "003_1192bed475bff8cb.txt",
@@ -42,7 +42,7 @@ HISTORY_RULES = ["732", "732.1", "509.3a", "702.91a", "100.1", "704.5a"]
 
 def make_store(path: Path) -> Store:
     store = Store.create(str(path))
-    files = sorted((SHARED / "corpora" / "cr-en").glob("*.txt")) + JAPANESE
+    files = sorted((CORPUS / "cr-en").glob("*.txt")) + JAPANESE
     for p in files:
         store.add(parse_file(str(p)), path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
     order.place_undated(store)
@@ -85,13 +85,13 @@ def main() -> None:
                 f"({len(d['changes'])} changes)  [target < 1 s]"
             )
 
-        def lineage():
+        def build_lineage():
             diffparts._feature_cache.clear()
-            out = history.build_lineage(store)
+            out = lineage.build(store)
             store.commit()
             return out
 
-        secs, info = median_time(lineage, max(1, min(args.repeat, 2)))
+        secs, info = median_time(build_lineage, max(1, min(args.repeat, 2)))
         print(
             f"lineage: {editions} English editions (+ Japanese), {info['pairs']} adjacent pairs, "
             f"{info['links']} links: median {secs:.2f} s  [target < 60 s]"

@@ -39,6 +39,14 @@ PAGES = [
     ("diff part (rule 702)", "/diff/mtg/en/20081001/20260116?part=702"),
     ("align ja↔en", "/align/mtg/ja/20260116.0/en/20260116"),
     ("article", "/articles"),
+    # issue 24: Japanese rule pages (each clause beside its English, terms linked), its pages and history
+    ("rule page ja 509", "/mtg/ja/20260116.0/509"),
+    ("rule page ja 702", "/mtg/ja/20260116.0/702"),
+    ("history ja (English lineage)", "/history/mtg/ja/300.3?version=5.5.0.0"),
+    ("stale references", "/mtg/ja/20260116.0/references"),
+    ("glossary term", "/glossary/mtg/ja/%E6%8E%A5%E6%AD%BB"),
+    ("releases", "/releases"),
+    ("diff side by side", "/diff/mtg/en/20250725/20250919?view=side"),
 ]
 LONG = {"diff 2008→2026 *", "diff 1999→2026 *", "diff part (rule 702)"}  # across more than 10 years
 

@@ -190,7 +190,7 @@ def make_generation(
     derive(store)  # as every build does: dates placed, translations paired, lineage built
     store.commit()
     if index:
-        from kb.index import build_index
+        from kb.search.index import build_index
 
         build_index(store, gen / "index")
     store.close()

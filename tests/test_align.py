@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from kb.align import align
+from kb.versions.align import align
 from tests._kbfixtures import full_store
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

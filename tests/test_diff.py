@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from kb import diffparts, matcher
-from kb.diff import diff_items, diff_versions, forced_for, load_forced
 from kb.errors import InputError, NotFound
 from kb.model import Reference
+from kb.versions import diffparts, matcher
+from kb.versions.compare import diff_versions
+from kb.versions.diff import diff_items, forced_for, load_forced
 from tests._kbfixtures import WIKI_QUOTE, build_store, store_of
 from tests.helpers import SEEDS
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def item(rule: str, text: str = "", title: str = "", refs: tuple[str, ...] = (), pos: int = 0) -> diffparts.Item:
@@ -194,7 +193,7 @@ def test_diff_does_not_depend_on_the_hash_seed():
 
     store = store_of("2009-05-01", "2009-07-08")
     code = (
-        "import json, sys; from kb.store import Store; from kb.diff import diff_versions\n"
+        "import json, sys; from kb.store import Store; from kb.versions.compare import diff_versions\n"
         "s = Store.open(sys.argv[1])\n"
         "r = diff_versions(s, 'mtg', 'en', '20090501', '20090708', inline=False)\n"
         "print(json.dumps([(c['kind'], c['old_rule'], c['new_rule']) for c in r['changes']]))"

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from kb import history
 from kb.errors import NotFound, StoreError
 from kb.store import Store
+from kb.versions import history
 from tests._kbfixtures import full_store
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -11,13 +11,11 @@ from ingest.common import Hints
 from kb.build import BUNDLED_CORPUS, build_kb, ingest_into, read_manifest
 from kb.errors import NotFound, RulekbError
 from kb.home import Home
-from kb.index import build_index
-from kb.search import Searcher
+from kb.search.index import build_index
+from kb.search.searcher import Searcher
 from kb.store import Store
 from tests._kbfixtures import is_seed, seed_corpus
 from tests.helpers import first
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 def test_build_reports_stats_and_progress(kb):
@@ -178,6 +176,7 @@ def test_bad_queries_give_results_or_a_clear_error(searcher, q):
         assert isinstance(hits, list)
 
 
+@pytest.mark.heavy
 def test_searches_during_a_rebuild_never_fail(built_home, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(built_home, home, symlinks=True)
@@ -210,7 +209,7 @@ def test_searches_during_a_rebuild_never_fail(built_home, tmp_path):
 def test_mine_renames_finds_replaced_wordings_not_noise():
     from whoosh.analysis import StemmingAnalyzer
 
-    from kb.thesaurus import mine_renames
+    from kb.search.thesaurus import mine_renames
 
     aligned = [
         (f"Put target creature {x} into play.", f"Put target creature {x} onto the battlefield.")
@@ -226,7 +225,7 @@ def test_mine_renames_finds_replaced_wordings_not_noise():
 
 
 def test_thesaurus_file_errors_name_the_line(tmp_path):
-    from kb.thesaurus import Thesaurus
+    from kb.search.thesaurus import Thesaurus
 
     bad = tmp_path / "t.tsv"
     bad.write_text("# comment\n殴る\t攻撃する\tcolloquial\n止める ブロックする\n", encoding="utf-8")
@@ -251,8 +250,8 @@ def test_words_of_both_games_prefer_magic_unless_they_are_duel_masters_words(sea
 
 
 def test_a_clause_is_lifted_above_its_sub_clause_when_both_match_in_a_tier():
-    from kb.ranking import HIER
-    from kb.ranking import lift_parents as _lift_parents
+    from kb.search.ranking import HIER
+    from kb.search.ranking import lift_parents as _lift_parents
 
     where = {
         1: ("mtg", "ja", "100.4a"),
@@ -282,8 +281,9 @@ def test_the_wrapper_of_a_question_is_not_searched(searcher, q):
     assert "702.19" in [h["rule"] for h in hits]
 
 
+@pytest.mark.heavy
 def test_an_old_text_leaves_the_default_scope_where_a_newer_text_covers_its_rules(tmp_path):
-    from kb.index import default_scope
+    from kb.search.index import default_scope
 
     # The seeds alone: the 2008 translation stays undated, i.e. older than the 2023 and 2026 texts
     # (next to one 2026 English edition the date estimate would place it in 2026).

@@ -3,6 +3,9 @@
 Only the two entry points that wire the layers together (``kb.cli`` and ``kb.build``) may import
 ``ingest`` or ``web`` from ``kb``; ``web`` never parses a text, so it never imports ``ingest``; and
 ``ingest`` knows nothing of the store or the web (it may use ``kb``'s rule-id helpers and model).
+
+Inside ``kb`` the rooms stack (``KB_LAYERS``, lowest first): a module imports only from its own room
+or the rooms below it, and no modules of kb, ingest or web import each other in a circle.
 """
 
 from __future__ import annotations
@@ -15,6 +18,16 @@ import pytest
 from tests.helpers import ROOT
 
 ENTRY_POINTS = {"kb.cli", "kb.build"}
+# kb's rooms, lowest first: each may import only from itself and the rooms before it.
+KB_LAYERS = (
+    ("kb.errors", "kb.model", "kb.ruleid", "kb.textio", "kb.analysis"),  # core data, standard library
+    ("kb.store",),  # every SQL statement
+    ("kb.home",),  # the data home: generations of a store and an index
+    ("kb.versions",),  # order, editions, diff, lineage, history, align, glossary, clause views
+    ("kb.search",),  # index, query, retrieval, ranking, results
+    ("kb.links",),  # engine citations, judged against versions, suggested through search
+    ("kb.build", "kb.cli", "kb.clierrors"),  # the faces
+)
 INGEST_MAY_USE = {"kb.ruleid", "kb.model", "kb.errors", "kb.textio"}
 
 
@@ -28,6 +41,20 @@ def imports_of(path: Path) -> set[str]:
             found.add(node.module)
             found.update(f"{node.module}.{alias.name}" for alias in node.names)
     return found
+
+
+def module_imports(path: Path, known: set[str]) -> set[str]:
+    """The known modules a file imports: ``from kb.versions import diff`` is kb.versions.diff, not its package."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            subs = {f"{node.module}.{alias.name}" for alias in node.names} & known
+            found |= subs
+            if len(subs) < len(node.names):
+                found.add(node.module)
+    return found & known
 
 
 def modules(package: str) -> list[tuple[str, Path]]:
@@ -65,3 +92,96 @@ def test_the_rule_sees_a_crossing(tmp_path):
     bad = tmp_path / "bad.py"
     bad.write_text("def f():\n    from ingest import parse_data\n    import web.server\n", encoding="utf-8")
     assert {"ingest", "ingest.parse_data", "web.server"} <= imports_of(bad)
+
+
+def room(name: str) -> int:
+    """The index of the kb room a module belongs to."""
+    for i, names in enumerate(KB_LAYERS):
+        if any(name == n or name.startswith(n + ".") for n in names):
+            return i
+    raise AssertionError(f"{name} belongs to no room of KB_LAYERS: add it")
+
+
+def graph() -> dict[str, set[str]]:
+    every = {name: path for package in ("kb", "ingest", "web") for name, path in modules(package)}
+    return {name: module_imports(path, set(every)) - {name} for name, path in every.items()}
+
+
+@pytest.mark.parametrize(("name", "path"), modules("kb"), ids=lambda v: v if isinstance(v, str) else "")
+def test_kb_imports_only_from_its_room_and_below(name, path):
+    if name == "kb":
+        return
+    mine = room(name)
+    known = {n for n, _ in modules("kb")} - {"kb"}
+    upward = sorted(m for m in module_imports(path, known) if room(m) > mine)
+    assert not upward, f"{name} (room {mine}) imports {upward} from rooms above it"
+
+
+def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Every import circle found by a depth-first walk (each reported once, from where it was entered)."""
+    state: dict[str, int] = {}
+    found: list[list[str]] = []
+
+    def walk(v: str, path: list[str]) -> None:
+        state[v] = 1
+        path.append(v)
+        for w in sorted(edges.get(v, ())):
+            if state.get(w) == 1:
+                found.append(path[path.index(w) :] + [w])
+            elif w not in state:
+                walk(w, path)
+        path.pop()
+        state[v] = 2
+
+    for v in sorted(edges):
+        if v not in state:
+            walk(v, [])
+    return found
+
+
+def test_no_module_imports_itself_through_others():
+    assert cycles(graph()) == []
+
+
+def test_the_circle_finder_sees_a_circle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
+    assert room("kb.versions.diff") < room("kb.search.index") < room("kb.cli")
+
+
+# -- SQL lives in kb.store --------------------------------------------------------------------------
+# Modules whose statements have not moved yet: the search rewrite (issue 19) moves kb.search's into kb.store.
+SQL_PENDING = {"kb.search.index"}
+
+
+def sql_uses(path: Path) -> list[str]:
+    """Where a file reaches past the Store to SQLite: a ``.conn`` attribute or ``sqlite3.connect``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "conn":
+            found.append((node.lineno, ".conn"))
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "connect"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sqlite3"
+        ):
+            found.append((node.lineno, "sqlite3.connect"))
+    return [f"line {n}: {what}" for n, what in sorted(found)]
+
+
+OUTSIDE_STORE = [(n, p) for pkg in ("kb", "ingest", "web") for n, p in modules(pkg) if not n.startswith("kb.store")]
+
+
+@pytest.mark.parametrize(("name", "path"), OUTSIDE_STORE, ids=lambda v: v if isinstance(v, str) else "")
+def test_sql_lives_in_the_store(name, path):
+    uses = sql_uses(path)
+    if name in SQL_PENDING:
+        assert uses, f"{name} no longer reaches SQLite: drop it from SQL_PENDING"
+    else:
+        assert not uses, f"{name} runs SQL outside kb.store (add a Store method): {uses}"
+
+
+def test_the_sql_finder_sees_a_connection(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sqlite3\ndb = sqlite3.connect(':memory:')\nstore.conn.execute('SELECT 1')\n")
+    assert sql_uses(bad) == ["line 2: sqlite3.connect", "line 3: .conn"]

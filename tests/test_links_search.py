@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb.index import build_index
 from kb.links import link, searchrank
-from kb.search import Searcher
+from kb.search.index import build_index
+from kb.search.searcher import Searcher
 from kb.store import Store
 from tests._kbfixtures import home_of, store_of
 
@@ -51,6 +51,6 @@ def test_the_ranking_is_search_s_own(indexed):
     if not index.exists():
         build_index(store, index)
     query = "exiles every object on the stack including the object that is resolving"
-    hits = Searcher(store, index, layers=searchrank.LAYERS).search(query, game="mtg", lang="en", version="20260116")
+    hits = Searcher(store, index).search(query, game="mtg", lang="en", version="20260116")
     ranked = searchrank.ranked(store, query, game="mtg", lang="en", version="20260116")
     assert ranked == list(dict.fromkeys(h["rule"] for h in hits)) and "723.1b" in ranked[:2]

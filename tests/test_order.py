@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kb import order
+from kb.versions import order
 from tests import helpers
 from tests._kbfixtures import LEGACY_55, build_store, full_store, store_of
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
 
 
 @pytest.mark.slow
@@ -51,8 +49,8 @@ def test_place_undated_is_harmless_without_english_editions(tmp_path):
 def test_no_estimate_when_no_held_edition_matches(tmp_path):
     """The 2008 translation next to only a 2026 edition stays undated rather than dated 2026."""
     from ingest import parse_file
-    from kb.order import estimate, place_undated
     from kb.store import Store
+    from kb.versions.order import estimate, place_undated
 
     st = Store.create(str(tmp_path / "kb.sqlite"))
     for path in (helpers.CORPUS / "004_141578bca00711b0.txt", helpers.CR_EN / "MagicCompRules_2026-01-16.txt"):

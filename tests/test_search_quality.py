@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
-from kb.fusion import GUARD, fuse, words_only
-from kb.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
+from kb.search.fusion import GUARD, fuse, words_only
+from kb.search.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
 from tests.helpers import first
 
 
@@ -210,8 +210,8 @@ def test_a_term_coined_below_its_heading_puts_the_coining_clause_first(searcher)
 
 # -- speed without a change of answer ----------------------------------------------------------------
 def test_term_lookups_read_only_entries_starting_with_a_query_word_and_keep_the_table_order():
-    from kb.thesaurus import Thesaurus, english_key
-    from kb.thesaurus import keys as term_keys
+    from kb.search.thesaurus import Thesaurus, english_key
+    from kb.search.thesaurus import keys as term_keys
 
     th = Thesaurus.load(
         pairs={
@@ -242,7 +242,7 @@ def test_term_lookups_read_only_entries_starting_with_a_query_word_and_keep_the_
 
 def test_dense_top_k_is_the_exact_cosine_order():
     np = pytest.importorskip("numpy")
-    from kb.semantic import DenseIndex, VectorSet
+    from kb.search.semantic import DenseIndex, VectorSet
 
     rng = np.random.default_rng(7)
     rows = rng.normal(size=(50, 16)).astype(np.float32)
@@ -259,7 +259,7 @@ def test_dense_top_k_is_the_exact_cosine_order():
 
 
 def test_every_players_word_names_its_reason_and_source():
-    from kb.thesaurus import PLAYERS_PATH, Thesaurus
+    from kb.search.thesaurus import PLAYERS_PATH, Thesaurus
 
     lines = [
         ln.split("\t")

@@ -74,12 +74,14 @@ def test_bad_parameters_answer_html_and_json(client, url, status):
 
 
 def test_error_message_names_the_problem(client):
-    assert "unknown version '19990101.0'" in client.get("/api/mtg/ja/19990101.0/509.1").get_json()["error"]
-    assert "malformed rule id" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
+    unknown = client.get("/api/mtg/ja/19990101.0/509.1").get_json()
+    assert unknown["error"].startswith("版 19990101.0 は mtg/ja に収録されていません")
+    assert "unknown version '19990101.0'" in unknown["detail"]  # the service's own words, for a bug report
+    assert "条文番号 '509.x' の形が正しくありません" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
     missing = client.get("/api/mtg/ja/20260807.0/510.1").get_json()  # a quote of two clauses: say so, point to them
     assert "一部の条文しか収録していません" in missing["error"]
     assert missing["moved"]["held"]["last_url"] == "/mtg/ja/20231117.0/510.1"
-    assert "at most 200" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
+    assert "300 文字。200 文字まで" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
 
 
 def test_ingested_markup_is_escaped(client):
@@ -140,26 +142,30 @@ def test_missing_kb_answers_503(tmp_path):
 
 
 def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch, caplog):
-    import kb.align
-    import kb.diff
-    import kb.history
     import kb.links
+    import kb.versions.align
+    import kb.versions.compare
+    import kb.versions.history
+    import kb.versions.jahistory
 
     def broken(*args, **kwargs):
         raise ValueError("corrupt lineage row")
 
     for module, name in (
-        (kb.history, "history"),
+        (kb.versions.history, "history"),
+        (kb.versions.jahistory, "history"),
         (kb.links, "citations_for"),
         (kb.links, "saved"),
-        (kb.diff, "diff_versions"),
-        (kb.align, "align"),
+        (kb.versions.compare, "diff_versions"),
+        (kb.versions.align, "align"),
     ):
         monkeypatch.setattr(module, name, broken)
     app = create_app(client.application.extensions["rulekb"].home.path)
     c = app.test_client()
     data = c.get("/api/mtg/ja/20231117.0/509.1c").get_json()
-    assert data["history"] is None and data["unavailable"]["history"] == "kb.history.history failed: ValueError"
+    assert (
+        data["history"] is None and data["unavailable"]["history"] == "kb.versions.jahistory.history failed: ValueError"
+    )
     assert data["tests"] is None and data["text"]  # the clause itself still shows
     assert c.get("/api/tests").get_json()["unavailable"] == "kb.links.saved failed: ValueError"
     diff = c.get("/diff/mtg/ja/20231117.0/20260807.0")

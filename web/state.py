@@ -12,7 +12,7 @@ from typing import Any
 
 from kb.errors import StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
-from kb.search import Searcher
+from kb.search.searcher import Searcher
 from kb.store import Store
 
 log = logging.getLogger(__name__)
@@ -24,7 +24,6 @@ HEAVY = {"diff", "align", "contents", "glossary", "tests"}
 HEAVY |= {f"page-{kind}" for kind in HEAVY}
 # Rendered pages ("page-<view>", keyed by URL) of the other views: a clause page weighs some 30 KB.
 CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
-EDITORIAL_VOCABULARY = "_editorial_vocabulary"  # where kb.editorial.vocabulary caches itself on a store
 
 
 _UNSET = object()
@@ -43,8 +42,7 @@ class Generation:
         self._searcher: Any = _UNSET
         self._failed: set[str] = set()
         self._versions = None
-        self._shared: dict[str, Any] = {}
-        self._stores: list[Store] = []
+        self._memo: dict[str, Any] = {}  # values derived from the contents, shared by every connection
 
     def store(self) -> Store:
         """This thread's read-only connection (sqlite connections are not shared across threads)."""
@@ -59,27 +57,17 @@ class Generation:
 
     def _share_versions(self, store: Store) -> None:
         """Give a new connection what is read once for the generation: the version list (a scan of every
-        node) and whatever ``share`` was given."""
+        node) and the values derived from the contents (``Store.derived``)."""
         with self._lock:
             if self._versions is None:
                 self._versions = store.versions()
             store.use_versions(self._versions)
-            for name, value in self._shared.items():
-                setattr(store, name, value)
-            self._stores.append(store)
-
-    def share(self, name: str, value: Any) -> None:
-        """Set an attribute a service caches on a store (kb.editorial's word counts: a scan of every text)
-        on every connection of this generation, present and future."""
-        with self._lock:
-            self._shared[name] = value
-            for store in self._stores:
-                setattr(store, name, value)
+            store.share_memo(self._memo)
 
     def searcher(self):
         """The generation's searcher, or None when the search service or the index is missing.
 
-        One for all threads: kb.search.Searcher keeps a Whoosh searcher per thread itself, and opening
+        One for all threads: kb.search.searcher.Searcher keeps a Whoosh searcher per thread itself, and opening
         one reads the index's vocabulary and thesaurus (seconds on the full KB)."""
         if self._searcher is _UNSET:
             with self._searcher_lock:

@@ -1,6 +1,6 @@
 """What each update changed: per row of /versions, and the latest update on the front page.
 
-Read from the lineage links the build stores for every pair of adjacent versions (kb.history), so
+Read from the lineage links the build stores for every pair of adjacent versions (kb.versions.history), so
 neither page runs a diff.
 """
 

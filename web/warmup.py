@@ -11,8 +11,6 @@ from __future__ import annotations
 import logging
 import time
 
-from web.state import EDITORIAL_VOCABULARY
-
 log = logging.getLogger(__name__)
 
 PAGES = (
@@ -32,7 +30,7 @@ def warm(app, state) -> None:
         gen = state.current()
         from web import services
 
-        gen.share(EDITORIAL_VOCABULARY, services.editorial_vocabulary(gen.store()))  # one scan for all threads
+        services.editorial_vocabulary(gen.store())  # one scan, shared by every connection of the generation
         client = app.test_client()
         for url in PAGES:
             client.get(url, headers={"Accept-Encoding": "br, gzip"})  # the compressed front page is cached too
@@ -42,6 +40,7 @@ def warm(app, state) -> None:
             client.get(f"/{v.game}/{v.lang}/{v.label}/")
         for v in newest.values():
             services.prepare_diff(store, v)
+            services.prime_terms(store, v)  # the term matcher of each language, and the terms of each text
         log.info("warmed %s in %.1f s", gen.name, time.perf_counter() - started)
     except Exception:  # no KB yet, a broken index: the pages will say so when asked
         log.warning("warm-up stopped", exc_info=True)

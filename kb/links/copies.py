@@ -19,14 +19,10 @@ sentences the rules say in their own voice count, and every sentence of the lite
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from kb.links import scanner
 from kb.links.clauses import norm
 from kb.store import Store, VersionInfo
-
-if TYPE_CHECKING:
-    from kb.links.extract import Cite
 
 _CLAUSE_LINE = re.compile(r"^[ \t#*/>\"'`(\[-]*[1-9]\d{2}\.(?:[1-9]\d{0,2}[a-z]{0,2}\.?)?[ \t]", re.MULTILINE)
 _EFFECTIVE = re.compile(r"These rules are effective as of", re.IGNORECASE)
@@ -70,12 +66,7 @@ class Sentences:
         index = {v.id: i for i, v in enumerate(versions) if not v.partial}
         if not index:
             return
-        marks = ",".join("?" * len(index))
-        rows = store.conn.execute(
-            f"SELECT n.version_id, n.rule, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-            f" WHERE n.version_id IN ({marks})",
-            list(index),
-        )
+        rows = store.version_texts(list(index))
         seen: dict[str, list[str]] = {}
         for vid, rule, text in rows:
             if text not in seen:  # quoted card wording loses its full stops: it ends no sentence of the rules'
@@ -93,25 +84,3 @@ class Sentences:
             if not common:
                 return None
         return max(common) if common else None
-
-
-def with_copies(resolver, citations: list[Cite], texts: list[Cite]) -> list[Cite]:
-    """``citations`` with the literals that are whole sentences of a clause added in file order: each cites that
-    clause as the newest edition holding the sentences (up to the one cited against) numbered it; the other
-    literals are the engine's own words."""
-    if not texts:
-        return citations
-    chain = resolver.chain
-    upto = next((i for i, v in enumerate(chain) if v.id == resolver.against.id), len(chain) - 1)
-    index = Sentences(resolver.store, chain)
-    found = []
-    for t in texts:
-        place = index.holder(sentences(t.context), upto)
-        if place is not None:
-            label = chain[place[0]].label
-            t.rule, t.written, t.written_from = place[1], f"{label[:4]}-{label[4:6]}-{label[6:8]}", "copy"
-            found.append(t)
-    if not found:
-        return citations
-    files = {c.file: i for i, c in reversed(list(enumerate(citations)))}
-    return sorted(citations + found, key=lambda c: (files.get(c.file, len(citations)), c.file, c.line))

@@ -11,9 +11,8 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from kb import editorial, order, ruleid
+from kb import ruleid
 from kb.errors import NotFound
-from kb.history import valid_window
 from kb.links import copied, evidence
 from kb.links.agree import MARGIN, STRONG_FIT, Agreement
 from kb.links.clauses import KEYWORD_RULE, View, heading, rule_head
@@ -21,6 +20,8 @@ from kb.links.extract import Cite
 from kb.links.reading import LineReader, Reading
 from kb.links.suggest import KEYWORD_OR_ACTION, Suggestions
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import editorial, order
+from kb.versions.history import valid_window
 
 _REASONS = {
     "pronoun": "pronouns",
@@ -158,10 +159,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         """(version id, rule, title in lower case) of every keyword ability and action of every edition."""
         if self._titled is None:
             ids = {v.id for v in self.chain}
-            rows = self.store.conn.execute(
-                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-                " WHERE n.rule LIKE '701.%' OR n.rule LIKE '702.%'"
-            )
+            rows = self.store.clause_texts_under("701.") + self.store.clause_texts_under("702.")
             self._titled = [
                 (vid, rule, name)
                 for vid, rule, title, text in rows

@@ -14,10 +14,6 @@ import threading
 
 log = logging.getLogger(__name__)
 MAX_QUERY = 200  # characters of a query: the line's gist, not a paragraph
-# Search's own ranking (rule-number and English word tiers, its priors and its semantic layer); the layers for
-# Japanese readings, translations, player slang and character bigrams add nothing to an English line and cost
-# tenths of a second a query.
-LAYERS = frozenset({"priors", "dense"})
 _lock = threading.Lock()
 _searchers: dict[str, object] = {}
 
@@ -34,15 +30,16 @@ def _searcher(store):
 def _open(path: str):
     from kb.errors import RulekbError
     from kb.home import INDEX_DIR
-    from kb.search import Searcher
+    from kb.search.searcher import Searcher
     from kb.store import Store
 
     index_dir = os.path.join(os.path.dirname(path), INDEX_DIR) if path else ""
     if not index_dir or not os.path.isdir(index_dir):
         return None
     try:
-        # its own read-only connection: the caller's store may be used from another thread meanwhile
-        return Searcher(Store.open(path), index_dir, layers=LAYERS)
+        # its own read-only connection: the caller's store may be used from another thread meanwhile. Only the
+        # public entry with its defaults and its hits: search's ranking is being rewritten (issue 19).
+        return Searcher(Store.open(path), index_dir)
     except (RulekbError, OSError) as exc:
         log.info("no search ranking for link suggestions: %s", exc)
         return None

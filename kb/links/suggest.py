@@ -13,12 +13,12 @@ from __future__ import annotations
 import re
 
 from kb import ruleid
-from kb.history import successor
 from kb.links import evidence, searchrank
 from kb.links.clauses import norm, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import Reading
 from kb.store import NodeRecord, VersionInfo
+from kb.versions.history import successor
 
 KEYWORD_OR_ACTION = re.compile(r"^70[12]\.\d+$")
 RARE_ACTION = 6.0  # idf of each word of a keyword action's name for the name to point to it in code

@@ -1,6 +1,6 @@
-"""The search service: run a query's tiers (kb.query) over the index, filter by version, shape results.
+"""The search service: run a query's tiers (kb.search.query) over the index, filter by version, shape results.
 
-Query building lives in kb.query and ranking priors in kb.ranking; this module opens the index,
+Query building lives in kb.search.query and ranking priors in kb.search.ranking; this module opens the index,
 scopes a search to a game, language and version, collects each tier's hits and reads their texts.
 """
 
@@ -18,12 +18,13 @@ from typing import Any
 from whoosh import index as windex
 from whoosh.query import And, Query, Term
 
-from kb import fusion, results, ruleid, semantic
+from kb import ruleid
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
-from kb.fusion import fuse, words_only
-from kb.index import CURRENT_DIR
-from kb.query import (
+from kb.search import fusion, results, semantic
+from kb.search.fusion import fuse, words_only
+from kb.search.index import CURRENT_DIR
+from kb.search.query import (
     ALL_LAYERS,
     GAME_HINTS,
     HAS_JA,
@@ -37,7 +38,7 @@ from kb.query import (
     is_rule_query,
     quoted,
 )
-from kb.ranking import (
+from kb.search.ranking import (
     GAME_BIAS,
     HIER,
     NEGATION_AGREES,
@@ -121,7 +122,7 @@ class Searcher:
         self._dense_ix: dict[str, semantic.DenseIndex | None] = {}
         self._dense_cover: dict[tuple, bool] = {}
         self._dense_off: str | None = None
-        self.fusion: dict = {}  # overrides of kb.fusion's constants (bench/relevance.py --fusion)
+        self.fusion: dict = {}  # overrides of kb.search.fusion's constants (bench/relevance.py --fusion)
         self._embedder = None
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
@@ -380,7 +381,7 @@ class Searcher:
 
     # -- query -----------------------------------------------------------------------------
     def build_query(self, text: str) -> tuple[Tiers, Query | None, list[str]]:
-        """(tiers, loose, highlight literals) for user text (see kb.query.QueryBuilder.build)."""
+        """(tiers, loose, highlight literals) for user text (see kb.search.query.QueryBuilder.build)."""
         return self.builder.build(text)
 
     @staticmethod

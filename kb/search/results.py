@@ -1,15 +1,16 @@
 """The parts of a result page around the ranking: rule numbers that name nothing here or a clause of
-both games, and the order readers expect at the head of a page (kb.ranking.arrange). Functions of a
-kb.search.Searcher (``self``), kept apart so the searcher stays readable."""
+both games, and the order readers expect at the head of a page (kb.search.ranking.arrange). Functions of a
+kb.search.searcher.Searcher (``self``), kept apart so the searcher stays readable."""
 
 from __future__ import annotations
 
 from whoosh.query import And, Term
 
-from kb import history, ruleid
+from kb import ruleid
 from kb.analysis import title_key
-from kb.order import english_label
-from kb.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
+from kb.search.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
+from kb.versions import history
+from kb.versions.order import english_label
 
 GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 # The first hit's English text comes second only when the query named that hit (a rule number or a name):
@@ -79,7 +80,7 @@ def rule_notes(self, s, text: str, exact: list[int], docs, scored: dict) -> list
 def arrange_page(
     self, s, ranked, scored: dict, docs: set[int] | None, want: int, lang_first: str | None = None
 ) -> None:
-    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.ranking.arrange).
+    """Defining clause above the name hits, one hit per clause, the first hit's pair second (kb.search.ranking.arrange).
     With ``lang_first`` (a Japanese query), a defining clause found through an English name is shown
     in that language when its text holds the same clause number."""
     page = _Page(self, s, scored, docs, lang_first)

@@ -1,6 +1,6 @@
 """Diff building blocks: comparable items, similarity, the item differ, the inline differ and the sorter.
 
-The matcher (kb/matcher.py) pairs items; the functions here describe one pair (or one unpaired
+The matcher (kb/versions/matcher.py) pairs items; the functions here describe one pair (or one unpaired
 item) as a change and order the changes. Each part can be swapped or tested on its own.
 """
 
@@ -13,7 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kb import analysis, editorial, ruleid
+from kb import analysis, ruleid
+from kb.versions import editorial
 
 # A cited clause id (with an optional range tail) inside a reference's raw span.
 _CITED = re.compile(r"[1-9]\d{2}(?:\.\d{1,3}[a-z]{0,2})?(?:\s*[-–—~〜]\s*(?:[1-9]\d{2}\.)?\d{0,3}[a-z]{0,2})?|\b\d\b")
@@ -208,8 +209,8 @@ def describe(
 ) -> dict | None:
     """One change for a matched pair or an unpaired item; None when nothing changed.
 
-    ``editorial``: the wording changed but the clause says the same thing (kb.editorial; ``vocab``,
-    from ``kb.editorial.vocabulary``, lets it recognise typo fixes; ``known`` verdicts, from the
+    ``editorial``: the wording changed but the clause says the same thing (kb.versions.editorial; ``vocab``,
+    from ``kb.versions.editorial.vocabulary``, lets it recognise typo fixes; ``known`` verdicts, from the
     lineage, are taken as they are).
     """
     if old is not None and new is not None:

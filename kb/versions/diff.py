@@ -5,23 +5,17 @@ from __future__ import annotations
 import tomllib
 from pathlib import Path
 
-from kb import diffparts, editorial, matcher
-from kb.diffparts import Item
 from kb.errors import InputError
 from kb.store import Store, VersionInfo
+from kb.versions import diffparts, matcher
+from kb.versions.diffparts import Item
 
-FORCED_PATH = Path(__file__).parent / "data" / "forced_matches.toml"
-
-_ITEM_SELECT = (
-    "SELECT n.rule, n.parent, n.hash, n.position, c.title, c.text, c.examples, c.refs"
-    " FROM nodes n JOIN contents c ON c.hash = n.hash WHERE n.version_id=? ORDER BY n.position"
-)
+FORCED_PATH = Path(__file__).resolve().parents[1] / "data" / "forced_matches.toml"
 
 
 def load_items(store: Store, version: VersionInfo | int) -> list[Item]:
     """A version's nodes as comparable items, in document order."""
-    vid = version if isinstance(version, int) else version.id
-    return [diffparts.make_item(*row) for row in store.conn.execute(_ITEM_SELECT, (vid,))]
+    return [diffparts.make_item(*row) for row in store.item_rows(version)]
 
 
 def load_forced(path: Path | str = FORCED_PATH) -> list[dict]:
@@ -65,8 +59,8 @@ def diff_items(
 ) -> list[dict]:
     """Changes between two item lists, sorted; a partial side reports no additions/removals it cannot know.
 
-    ``vocab`` (``kb.editorial.vocabulary``) lets the editorial test recognise typo fixes; ``known`` gives
-    editorial verdicts already made (kb.history.editorial_paths)."""
+    ``vocab`` (``kb.versions.editorial.vocabulary``) lets the editorial test recognise typo fixes; ``known`` gives
+    editorial verdicts already made (kb.versions.history.editorial_paths)."""
     m = matcher.match(old, new, forced)
     changes = []
     for o in old:
@@ -81,52 +75,3 @@ def diff_items(
     if not old_partial:
         changes.extend(diffparts.describe(None, n, inline=inline) for n in new if n.rule not in m.n2o)
     return diffparts.sort_changes(changes)
-
-
-def diff_versions(
-    store: Store,
-    game: str,
-    lang: str,
-    old_label: str,
-    new_label: str,
-    forced: list[tuple[str, str]] | None = None,
-    *,
-    inline: bool = True,
-) -> dict:
-    """DESIGN.md diff JSON between two versions (labels may be ``latest``); unchanged clauses omitted."""
-    old_v = store.get_version(game, lang, old_label)
-    new_v = store.get_version(game, lang, new_label)
-    if forced is None:
-        forced = forced_for(game, lang, old_v.label, new_v.label)
-    from kb import history  # history builds its lineage with this module's diff
-
-    known = history.editorial_paths(store, old_v, new_v)
-    # The lineage already pairs what survived between the two: the matcher looks only at the rest.
-    decided_old, decided_new = {o for o, _ in forced if o}, {n for _, n in forced if n}
-    forced = forced + [(o, n) for o, n in known if o not in decided_old and n not in decided_new]
-    changes = diff_items(
-        load_items(store, old_v),
-        load_items(store, new_v),
-        forced,
-        old_partial=old_v.partial,
-        new_partial=new_v.partial,
-        inline=inline,
-        vocab=editorial.vocabulary(store),
-        known=known,
-    )
-    return {
-        "game": game,
-        "lang": lang,
-        "old": old_v.label,
-        "new": new_v.label,
-        "changes": changes,
-        "summary": diffparts.summarize(changes),
-    }
-
-
-def prepare(store: Store, version: VersionInfo) -> int:
-    """Compute the comparison features of every item of a version now (a server warming up); returns the count."""
-    items = load_items(store, version)
-    for item in items:
-        item.tokens  # noqa: B018 - computed and cached per content hash on first use
-    return len(items)

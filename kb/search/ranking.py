@@ -1,6 +1,6 @@
 """Ranking priors: how hits found in one tier are reordered before a page is cut.
 
-A hit's place is (tier, score inside the tier); the tiers come from kb.query, the nudges below
+A hit's place is (tier, score inside the tier); the tiers come from kb.search.query, the nudges below
 prefer clauses over their sub-clauses, current over superseded texts, and the game the query names.
 """
 

@@ -1,24 +1,26 @@
 """The English edition each translation renders, stored once per version, and lookups through it.
 
 A Japanese text translates one English edition: 和訳 ``20260116.0`` renders ``20260116``; the old
-private translation 5.5.0.0 renders the edition its clause ids match (kb.order's estimate, 20081001);
-a wiki quote of 20260807.0 names an edition the KB may not hold, and is then read against the edition
-in force on its date (``exact`` false: its numbering may differ, so its references are not resolved
-there). Everything that crosses languages — references, lineage, the other-language panel, the
-alignment — goes through this pairing, never through a bare clause number.
+private translation 5.5.0.0 renders the edition its clause ids match (kb.versions.order's estimate, 20081001);
+a text dated between two held editions but naming neither is read against the edition in force on
+its date (``exact`` false: its numbering may differ, so its references are not resolved there); a text
+newer than every held edition (the wiki quote of 20260807.0) is only *estimated* to render the newest
+one (``NEWER``): the edition it renders may be one the KB has never seen, and pages say so.
+Everything that crosses languages — references, lineage, the other-language panel, the alignment —
+goes through this pairing, never through a bare clause number.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from kb import order
-from kb.errors import NotFound
-from kb.store import NodeRecord, Store, VersionInfo
+from kb.store import Store, VersionInfo
+from kb.versions import order
 
 SAME_EDITION = "same edition"
 BY_CONTENT = "estimated by content"
 BY_DATE = "in force on its date"
+NEWER = "newer than every held edition"  # an estimate: the edition it renders may be one the KB lacks
 
 
 @dataclass
@@ -45,9 +47,12 @@ def find_rendering(store: Store, v: VersionInfo) -> Rendering | None:
         return Rendering(best, BY_CONTENT, True)
     when = v.sort_date or (v.effective.isoformat() if v.effective else "")
     in_force = [e for e in editions if when and e.sort_date <= when]
-    if in_force:
-        return Rendering(in_force[-1].label, BY_DATE, False, named)
-    return None
+    if not in_force:
+        return None
+    # Only a held edition after the date shows which one was in force then: a text newer than every
+    # held edition (the wiki quote of 20260807.0) may render one the KB has never seen.
+    method = BY_DATE if len(in_force) < len(editions) else NEWER
+    return Rendering(in_force[-1].label, method, False, named)
 
 
 def pair_translations(store: Store) -> dict[str, str]:
@@ -91,31 +96,4 @@ def resolve_reference(store: Store, v: VersionInfo, rule: str, held: set[str]) -
     edition = rendered_edition(store, v, exact=True)
     if edition is not None and store.node(edition, rule) is not None:
         return edition, rule
-    return None
-
-
-def counterpart(store: Store, v: VersionInfo, rule: str) -> tuple[VersionInfo, NodeRecord, str] | None:
-    """The same clause in the other language: ``(version, node, how)``.
-
-    ``how`` is "pair" when it comes from the edition pairing itself (a translation's English edition,
-    or a translation of this English edition), "lineage" when the pair lacks it and the clause's
-    lineage finds it in another edition's translation (newest first; its id may differ there).
-    None when neither has it."""
-    from kb import history
-
-    candidates = [rendered_edition(store, v)] if v.lang != "en" else translations_of(store, v)
-    for other in candidates:
-        if other is not None and (node := store.node(other, rule)) is not None:
-            return other, node, "pair"
-    if v.lang != "en":
-        return None
-    try:
-        steps, _ = history.thread(store, v.game, "en", rule, v.label)
-    except NotFound:
-        return None
-    at = {s.version.label: s.rule for s in steps}
-    for other in reversed(store.versions(v.game)):
-        r = rendering(other)
-        if other.lang != "en" and r and r.label in at and (node := store.node(other, at[r.label])) is not None:
-            return other, node, "lineage"
     return None

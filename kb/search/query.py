@@ -31,8 +31,8 @@ from kb.analysis import (
     words,
 )
 from kb.errors import RulekbError
-from kb.index import TERMS_FILE
-from kb.thesaurus import Thesaurus, english_key
+from kb.search.index import TERMS_FILE
+from kb.search.thesaurus import Thesaurus, english_key
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
@@ -286,7 +286,7 @@ class QueryBuilder:
 
     def negated(self, text: str) -> list[str]:
         """The words the query negates, as written (ブロック in ブロックされなかった): the analyzer drops
-        ない, so the index cannot tell them from the affirmed ones; kb.ranking.agrees reads the texts."""
+        ない, so the index cannot tell them from the affirmed ones; kb.search.ranking.agrees reads the texts."""
         out = []
         for w in words(text, self.vocab):
             if w.key != PASSIVE and _NEGATION.match(text, w.end) and HAS_JA.search(text[w.start : w.end]):

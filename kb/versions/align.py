@@ -16,16 +16,16 @@ lineage (309.2 → 509.1).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
 import unicodedata
 from collections import Counter
 
-from kb import editions, history, ruleid
+from kb import ruleid
 from kb.errors import NotFound
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import editions, history
 
 _NUM = re.compile(r"\d+")
 _LATIN = re.compile(r"[A-Za-z][A-Za-z'’ \-]{2,}[A-Za-z]")
@@ -183,23 +183,14 @@ def _bridge(store: Store, a: VersionInfo, b: VersionInfo) -> VersionInfo | None:
     return edition if edition is not None and edition.id != b.id else None
 
 
-ALIGNMENTS = (
-    "CREATE TABLE IF NOT EXISTS alignments(a_vid INTEGER, b_vid INTEGER, data TEXT NOT NULL, PRIMARY KEY(a_vid, b_vid))"
-)
-
-
 def precompute(store: Store) -> int:
     """Align every translation with the edition it renders, once per build (the alignment page reads it)."""
-    store.conn.execute(ALIGNMENTS)
-    store.conn.execute("DELETE FROM alignments")
+    store.clear_alignments()
     done = 0
     for v in store.versions():
         edition = editions.rendered_edition(store, v)
         if edition is not None:
-            data = _align(store, v, edition)
-            store.conn.execute(
-                "INSERT INTO alignments VALUES(?,?,?)", (v.id, edition.id, json.dumps(data, ensure_ascii=False))
-            )
+            store.add_alignment(v.id, edition.id, _align(store, v, edition))
             done += 1
     return done
 
@@ -208,11 +199,8 @@ def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
     """DESIGN.md align JSON of version ``a`` against version ``b``, with a coverage summary."""
     if a.game != b.game:
         raise NotFound(f"{a.label} is {a.game} but {b.label} is {b.game}: align compares one game")
-    if store.has_table("alignments"):
-        row = store.conn.execute("SELECT data FROM alignments WHERE a_vid=? AND b_vid=?", (a.id, b.id)).fetchone()
-        if row:
-            return json.loads(row[0])
-    return _align(store, a, b)
+    stored = store.alignment(a.id, b.id)
+    return stored if stored is not None else _align(store, a, b)
 
 
 def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
@@ -247,3 +235,28 @@ def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
         "pairs": pairs,
         "summary": summary,
     }
+
+
+def counterpart(store: Store, v: VersionInfo, rule: str) -> tuple[VersionInfo, NodeRecord, str] | None:
+    """The same clause in the other language: ``(version, node, how)``.
+
+    ``how`` is "pair" when it comes from the edition pairing itself (a translation's English edition,
+    or a translation of this English edition), "lineage" when the pair lacks it and the clause's
+    lineage finds it in another edition's translation (newest first; its id may differ there).
+    None when neither has it."""
+    candidates = [editions.rendered_edition(store, v)] if v.lang != "en" else editions.translations_of(store, v)
+    for other in candidates:
+        if other is not None and (node := store.node(other, rule)) is not None:
+            return other, node, "pair"
+    if v.lang != "en":
+        return None
+    try:
+        steps, _ = history.thread(store, v.game, "en", rule, v.label)
+    except NotFound:
+        return None
+    at = {s.version.label: s.rule for s in steps}
+    for other in reversed(store.versions(v.game)):
+        r = editions.rendering(other)
+        if other.lang != "en" and r and r.label in at and (node := store.node(other, at[r.label])) is not None:
+            return other, node, "lineage"
+    return None

@@ -1,112 +1,16 @@
-"""Clause history across editions: lineage links precomputed per build, walked per query.
+"""Clause history across editions, walked over the lineage links (kb.versions.lineage).
 
-``build_lineage`` diffs every adjacent pair of versions of each game/language once (kb.diff, no
-inline text) and stores the changes (moved, edited, added, removed; unchanged clauses are implied)
-in the ``lineage`` table of the build's store. A query walks those links from one clause backward
-to its creation and forward to its removal or the newest edition: a handful of indexed lookups.
+A query walks the links from one clause backward to its creation and forward to its removal or the
+newest edition: a handful of indexed lookups.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kb import diffparts, editions, editorial
-from kb.diff import diff_items, forced_for, load_forced, load_items
-from kb.errors import NotFound, StoreError
-from kb.model import Progress
+from kb.errors import NotFound
 from kb.store import Store, VersionInfo
-
-LINEAGE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS lineage(
-    game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,
-    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL,
-    editorial INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
-CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
-"""
-
-
-def _chains(store: Store) -> list[list[VersionInfo]]:
-    """Versions of each game/language, oldest first (the order lineage links follow).
-
-    Translations that render a held English edition get no links of their own: their lineage is the
-    English one, read through that pairing (``_translation_thread``)."""
-    groups: dict[tuple[str, str], list[VersionInfo]] = {}
-    for v in store.versions():
-        if v.sort_date and editions.rendering(v) is None:  # undated and paired versions stand apart
-            groups.setdefault((v.game, v.lang), []).append(v)
-    return list(groups.values())
-
-
-def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], store: Store) -> list[tuple]:
-    forced = forced_for(old.game, old.lang, old.label, new.label, forced_entries)
-    changes = diff_items(
-        load_items(store, old),
-        load_items(store, new),
-        forced,
-        old_partial=old.partial,
-        new_partial=new.partial,
-        inline=False,
-        vocab=editorial.vocabulary(store),
-    )
-    return [
-        (
-            old.game,
-            old.lang,
-            old.id,
-            new.id,
-            c["old_rule"],
-            c["new_rule"],
-            c["kind"],
-            c["similarity"],
-            int(c["reference_only"]),
-            int(c["editorial"]),
-        )
-        for c in changes
-    ]
-
-
-def build_lineage(store: Store, progress: Progress | None = None) -> dict:
-    """Diff every adjacent pair of versions once and store the links; returns counts."""
-    store.conn.executescript(LINEAGE_SCHEMA)
-    if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:
-        # a KB built before the column existed
-        store.conn.execute("ALTER TABLE lineage ADD COLUMN editorial INTEGER NOT NULL DEFAULT 0")
-    store.conn.execute("DELETE FROM lineage")
-    forced_entries = load_forced()
-    pairs = [(a, b) for chain in _chains(store) for a, b in zip(chain, chain[1:], strict=False)]
-    rows = 0
-    for done, (a, b) in enumerate(pairs):
-        if progress:
-            progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
-        batch = _pair_rows(a, b, forced_entries, store)
-        store.conn.executemany(
-            "INSERT INTO lineage(game, lang, old_vid, new_vid, old_rule, new_rule, kind, similarity, reference_only,"
-            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            batch,
-        )
-        rows += len(batch)
-    if progress:
-        progress(len(pairs), len(pairs), "lineage done")
-    store.set_meta("lineage_built", "1")
-    return {"pairs": len(pairs), "links": rows}
-
-
-# -- reading links ------------------------------------------------------------------------------
-def _require(store: Store) -> None:
-    """Lineage is part of every generation (kb.build builds it): a store without it is not a KB."""
-    if not store.has_table("lineage"):
-        raise StoreError("this knowledge base has no clause lineage: rebuild it with `rulekb build`")
-
-
-def _link(store: Store, direction: str, vid: int, rule: str) -> tuple | None:
-    """The stored change that leads into (back) or out of (fwd) a clause of version ``vid``."""
-    _require(store)
-    if direction == "back":
-        q = "SELECT kind, old_rule, similarity, reference_only FROM lineage WHERE new_vid=? AND new_rule=?"
-    else:
-        q = "SELECT kind, new_rule, similarity, reference_only FROM lineage WHERE old_vid=? AND old_rule=?"
-    return store.conn.execute(q, (vid, rule)).fetchone()
+from kb.versions import diffparts, editions, editorial, lineage
 
 
 # -- the thread of one clause ---------------------------------------------------------------------
@@ -117,10 +21,6 @@ class Step:
     version: VersionInfo
     rule: str
     hash: str
-
-
-def _hashes(store: Store, rule: str) -> dict[int, str]:
-    return dict(store.conn.execute("SELECT version_id, hash FROM nodes WHERE rule=?", (rule,)))
 
 
 def thread(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> tuple[list[Step], dict]:
@@ -136,7 +36,7 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
 
     def holds(i: int, r: str) -> str | None:
         if r not in hashes_cache:
-            hashes_cache[r] = _hashes(store, r)
+            hashes_cache[r] = store.rule_hashes(r)
         return hashes_cache[r].get(chain[i].id)
 
     if version:
@@ -149,7 +49,7 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
     else:
         k = next((i for i in range(len(chain) - 1, -1, -1) if holds(i, rule)), None)
         if k is None:
-            chain = [v for v in every if not v.sort_date and v.id in _hashes(store, rule)][-1:]
+            chain = [v for v in every if not v.sort_date and v.id in store.rule_hashes(rule)][-1:]
             k = 0 if chain else None
         if k is None:
             raise NotFound(f"unknown rule {rule!r} in {game}/{lang}")
@@ -157,7 +57,7 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
     ends: dict = {"created": None, "removed": None}
     cur = rule
     for i in range(k, 0, -1):  # backward to where it began
-        link = _link(store, "back", chain[i].id, cur) if holds(i, cur) else None
+        link = lineage.link(store, "back", chain[i].id, cur) if holds(i, cur) else None
         if link and link[0] == "added":
             ends["created"] = chain[i]
             break
@@ -171,7 +71,7 @@ def thread(store: Store, game: str, lang: str, rule: str, version: str | None = 
         ends["created"] = steps[0].version
     cur = rule
     for i in range(k + 1, len(chain)):  # forward to its removal or the newest edition
-        link = _link(store, "fwd", chain[i - 1].id, cur) if holds(i - 1, cur) else None
+        link = lineage.link(store, "fwd", chain[i - 1].id, cur) if holds(i - 1, cur) else None
         if link and link[0] == "removed":
             ends["removed"] = chain[i]
             break
@@ -189,7 +89,7 @@ def _translation_thread(store: Store, game: str, lang: str, rule: str, version: 
     rendering an edition of that thread. Never matched by number across a renumbering: a clause whose
     edition lacks its id stands alone."""
     paired = [v for v in store.versions(game, lang) if editions.rendering(v)]
-    holding = _hashes(store, rule)
+    holding = store.rule_hashes(rule)
     if version:
         start = store.get_version(game, lang, version)
     else:
@@ -204,7 +104,7 @@ def _translation_thread(store: Store, game: str, lang: str, rule: str, version: 
     steps = []
     for v in paired:
         r = at.get(editions.rendering(v).label)
-        if r is not None and (h := _hashes(store, r).get(v.id)) is not None:
+        if r is not None and (h := store.rule_hashes(r).get(v.id)) is not None:
             steps.append(Step(v, r, h))
     gone = None
     if en_ends["removed"] is not None:  # the first whole translation of an edition without the clause
@@ -349,7 +249,7 @@ def carry(
         for r, now in cur.items():
             if now is None:
                 continue
-            link = _link(store, direction, a.id, now)
+            link = lineage.link(store, direction, a.id, now)
             if link and link[0] == gone:
                 cur[r] = None
             elif link:
@@ -357,86 +257,3 @@ def carry(
             elif now not in held and not b.partial:
                 cur[r] = None
     return cur
-
-
-def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tuple[str, str], bool]:
-    """For every clause of ``old`` that the lineage carries to ``new``: whether each step on the way
-    that changed its words was editorial. ``{(old_rule, new_rule): editorial}``; empty when the two
-    versions are not on one lineage chain (translations, undated texts, older after newer).
-
-    A diff across many editions reads its editorial verdicts here instead of comparing the two
-    wordings again: the verdicts of the steps were made once, at build."""
-    _require(store)
-    chain = next((c for c in _chains(store) if any(v.id == old.id for v in c)), [])
-    ids = [v.id for v in chain]
-    if old.id not in ids or new.id not in ids or ids.index(new.id) <= ids.index(old.id):
-        return {}
-    steps = ids[ids.index(old.id) : ids.index(new.id) + 1]
-    cur = {r: (r, True) for r in store.rules(old)}  # original id -> (id now, editorial so far)
-    q = (
-        "SELECT old_rule, new_rule, kind, similarity, reference_only, editorial FROM lineage"
-        " WHERE old_vid=? AND new_vid=? AND old_rule IS NOT NULL"
-    )
-    for a, b in zip(steps, steps[1:], strict=False):
-        rows = {o: (n, kind, sim, ref, ed) for o, n, kind, sim, ref, ed in store.conn.execute(q, (a, b))}
-        for r, (now, ok) in list(cur.items()):
-            link = rows.get(now)
-            if link is None:
-                continue  # unchanged in this step
-            n, kind, sim, ref, ed = link
-            if kind == "removed" or not n:
-                del cur[r]
-            else:  # a move that kept every word is no change of wording
-                cur[r] = (n, ok and bool(ed or ref or (kind == "moved" and sim >= 0.999)))
-    held = set(store.rules(new))
-    return {(r, n): ok for r, (n, ok) in cur.items() if n in held}
-
-
-# -- what each update changed (read from the stored links) -------------------------------------------
-def update_counts(store: Store) -> dict[int, dict]:
-    """For each version with a predecessor in its chain: that predecessor's id and how many clauses each
-    kind of change touched (``reference_only``: edits of cited numbers alone; ``editorial``: wording-only
-    edits, reference-only ones included)."""
-    _require(store)
-    out: dict[int, dict] = {}
-    wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
-    q = (
-        f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
-        " GROUP BY old_vid, new_vid, kind"
-    )
-    for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
-        entry = out.setdefault(
-            new_vid,
-            {
-                "previous": old_vid,
-                "added": 0,
-                "removed": 0,
-                "edited": 0,
-                "moved": 0,
-                "reference_only": 0,
-                "editorial": 0,
-            },
-        )
-        entry[kind] = n
-        entry["reference_only"] += ref_only or 0
-        entry["editorial"] += wording or 0
-    return out
-
-
-def update_changes(store: Store, new_vid: int) -> list[dict]:
-    """The stored changes that lead into version ``new_vid`` from its predecessor, in document order."""
-    _require(store)
-    wording = "editorial" if _has_editorial(store) else "0"
-    rows = store.conn.execute(
-        f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",
-        (new_vid,),
-    )
-    changes = [
-        {"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref), "editorial": bool(ed)}
-        for k, o, n, sim, ref, ed in rows
-    ]
-    return diffparts.sort_changes(changes)
-
-
-def _has_editorial(store: Store) -> bool:
-    return any(row[1] == "editorial" for row in store.conn.execute("PRAGMA table_info(lineage)"))

@@ -1,4 +1,4 @@
-"""Guarded fusion of the word ranking (kb.query tiers) with dense retrieval (kb.semantic).
+"""Guarded fusion of the word ranking (kb.search.query tiers) with dense retrieval (kb.search.semantic).
 
 Dense retrieval alone ranks worse than the words (a rule's own name beats a paraphrase of it), and
 plain reciprocal-rank fusion lets a loosely similar clause pass an exact title match. So the strong

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from kb.diffparts import Item, similarity
+from kb.versions.diffparts import Item, similarity
 
 LOCAL_MIN = 0.5  # least similarity for a pair inside the same rule / parent
 SAME_ID_MIN = 0.3  # at the end, an id left on both sides is one clause rewritten if this similar

@@ -19,10 +19,11 @@ from whoosh import index as windex
 from whoosh.analysis import StandardAnalyzer, StemmingAnalyzer
 from whoosh.fields import ID, KEYWORD, STORED, TEXT, Schema
 
-from kb import ruleid, semantic
+from kb import ruleid
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
 from kb.model import Progress
-from kb.thesaurus import mine_renames
+from kb.search import semantic
+from kb.search.thesaurus import mine_renames
 
 TERMS_FILE = "terms.json"
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
@@ -82,7 +83,7 @@ def default_scope(store) -> dict[tuple[str, str, str], tuple[int, str]]:
 def _covered_elsewhere(store, scope: dict) -> list[tuple[str, str, str]]:
     """Scope entries of an older text whose rule a newer text of the same language holds under
     another number: its heading has the same title there (戦闘ダメージ・ステップ: 310 in 2008, 510
-    today), or, for a text older by more than five years, the English lineage (kb.history) renumbers it.
+    today), or, for a text older by more than five years, the English lineage (kb.versions.history) renumbers it.
 
     Magic's Japanese texts are partial: the 2008 translation fills the rules newer ones lack, but
     under the 2008 numbers, so its combat chapter (309-310) would stand beside today's 509-510.
@@ -180,7 +181,7 @@ def _term_table(store) -> dict:
 
 
 def _renames(store) -> list[list]:
-    """English old -> new wordings mined from the clause lineage (kb.history), when the build made one."""
+    """English old -> new wordings mined from the clause lineage (kb.versions.history), when the build made one."""
     if not store.has_table("lineage"):
         return []
     rows = store.conn.execute(
@@ -198,7 +199,7 @@ def build_index(
 ) -> dict:
     """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``.
 
-    With the semantic extra installed, the default scope is embedded too (kb.semantic): vectors are
+    With the semantic extra installed, the default scope is embedded too (kb.search.semantic): vectors are
     reused from ``vector_sources`` (the previous generation's index) and the shipped cache.
     """
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from kb.analysis import BUILTIN_VOCAB, words
 
-DATA = Path(__file__).resolve().parent / "data"
+DATA = Path(__file__).resolve().parents[1] / "data"
 DEFAULT_PATH = DATA / "thesaurus.tsv"
 PLAYERS_PATH = DATA / "thesaurus-players.tsv"  # how players write: every line names its reason and source
 KINDS = ("colloquial", "old", "ja-en")

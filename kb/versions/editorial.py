@@ -19,6 +19,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
+from kb.model import has_japanese
+
 _ID = r"[1-9]\d{2}\.\d{1,3}[a-z]{0,2}"
 # A dotted id with an optional range tail ("601.2a-h", "601.2a–601.2h"), or a whole rule after its cue word.
 _REFERENCE = re.compile(rf"{_ID}(?:\s*[-–—]\s*(?:{_ID}|[a-z]{{1,2}}\b))?|(?<=\brule )[1-9]\d{{2}}\b")
@@ -113,18 +115,18 @@ _NEGATIONS = {
     "should": "shouldnt",
     "will": "wont",
 }
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def vocabulary(store) -> Counter:
     """How many distinct stored texts use each canonical word (a misspelling is rare; cached per store)."""
-    vocab = getattr(store, "_editorial_vocabulary", None)
-    if vocab is None:
-        vocab = Counter()
-        for title, text in store.conn.execute("SELECT title, text FROM contents"):
+
+    def count() -> Counter:
+        vocab: Counter = Counter()
+        for title, text in store.content_texts():
             vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
-        store._editorial_vocabulary = vocab
-    return vocab
+        return vocab
+
+    return store.derived("editorial_vocabulary", count)
 
 
 def _marks_removed(text: str) -> str:
@@ -224,7 +226,7 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
     if old == new:
         return []
     a_stages, b_stages = _stages(old), _stages(new)
-    if _JAPANESE.search(old + new):  # no word-level rules for Japanese: typography, references and notes only
+    if has_japanese(old + new):  # no word-level rules for Japanese: typography, references and notes only
         same = next(
             (
                 why

@@ -1,0 +1,1 @@
+"""Search: Japanese-aware index, query building, retrieval, ranking and result rows (``searcher.Searcher``)."""
