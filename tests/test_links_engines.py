@@ -46,8 +46,8 @@ EXPECTED = {
     (RS, 4, "603.2b"): ("ok", None, ""),
     # everyday words ("condition", "true") fitting a neighbour under 608 better prove nothing
     (RS, 7, "608.2c"): ("ok", None, ""),
-    # an old-style layer id no edition held: no guess
-    (RS, 10, "613.1gc"): ("orphan", None, "613.1gc is not in 20260116"),
+    # an old-style layer id no edition held: the nearest live clause its words point to (layer 7c modifies P/T)
+    (RS, 10, "613.1gc"): ("orphan", "613.4c", "613.1gc is not in 20260116 (in no version)"),
     # a phrase many clauses say ("a +1/+1 counter on it") quotes none of them
     (RS, 13, "122.1"): ("ok", None, ""),
     # a participle with its complement is a verb: "exhausted with" is not the keyword exhaust
@@ -101,8 +101,11 @@ def test_status_and_first_suggestion(verdicts, key):
     assert note in c["note"]
 
 
-def test_an_id_no_edition_held_gets_no_guess(verdicts):
-    assert verdicts[(RS, 10, "613.1gc")]["suggest"] == []
+def test_an_id_no_edition_held_still_gets_the_nearest_live_clause_and_why(verdicts):
+    c = verdicts[(RS, 10, "613.1gc")]
+    assert c["suggest"][0] == "613.4c" and c["why"]
+    # ... but an id past the newest edition's last keyword is a mechanic printed later: nothing is guessed
+    assert verdicts[(RS, 32, "702.190a")]["suggest"] == []
 
 
 def test_a_copy_is_dated_by_the_newest_edition_holding_its_text(verdicts):

@@ -1,7 +1,8 @@
 """Verdicts an engine team can trust, on fixture trees in four languages against four real editions.
 
 Each case is a citation form seen in real engines; the expected status and first suggestion are what a
-rules-literate reader would say. Editions: 20180119 (the last with "his or her"), 20211115, 20240607
+rules-literate reader would say (test_mechanics.py and keyword_rules.py: the mechanic the code names, ids no
+edition held, and an engine's table of rule excerpts). Editions: 20180119 (the last with "his or her"), 20211115, 20240607
 (the prototype typo) and 20260116 (today's numbering: sacrifice 701.21, day and night 730).
 """
 
@@ -20,6 +21,7 @@ TREE = Path(__file__).resolve().parent / "fixtures" / "verdicts"
 EDITIONS = ("2018-01-19", "2021-11-15", "2024-06-07", "2026-01-16")
 JAVA = "java/src/test/java/org/engine/rules/KeywordVerdictsTest.java"
 PY, TS, RS = "python/test_editions.py", "typescript/verdicts.test.ts", "rust/src/layers.rs"
+MECH, TABLE, CLASH = "python/test_mechanics.py", "python/keyword_rules.py", "typescript/clash.ts"
 
 # (file, line, rule): (status, first suggestion or None, words the note must hold)
 EXPECTED = {
@@ -59,6 +61,31 @@ EXPECTED = {
     (JAVA, 21, "702.110a"): ("mismatch", "702.109a", "dash does not fit 702.110a (exploit)"),
     (JAVA, 28, "702.40a"): ("mismatch", "702.39a", "provoke"),  # the keyword is on the line above
     (JAVA, 34, "702.19b"): ("ok", None, ""),  # "can absorb" is a verb, not the keyword absorb
+    # 4. what the code is about names the mechanic, and the clause of it the words fit
+    (MECH, 5, "702.92a"): ("mismatch", "702.91a", "fit 702.91a"),  # a battle cry test citing living weapon
+    (MECH, 9, "702.27b"): ("orphan", "702.28b", "last in 20180119"),  # shadow was 702.27 until 2021
+    # ... 702.27 having been shadow, skulk is 702.72a's: its clause that speaks of greater power
+    (MECH, 9, "702.72a"): ("mismatch", "702.118b", "skulk does not fit 702.72a (champion)"),
+    (MECH, 13, "702.108a"): ("mismatch", "702.31b", "horsemanship does not fit 702.108a (prowess)"),
+    # ... the identifiers the comment documents name it when the comment does not (clashWinner, SWITCH)
+    (CLASH, 2, "701.29c"): ("orphan", "701.30d", "last in 20180119"),  # 701.29 is monstrosity's lineage
+    (CLASH, 10, "613.1gb"): ("orphan", "613.4b", "in no version"),  # an engine's own name for layer 7b
+    (CLASH, 11, "613.1ge"): ("orphan", "613.4d", "in no version"),
+    # 5. an id no edition held gets the nearest live clause by number, lineage and wording
+    (MECH, 17, "701.21d"): ("orphan", "701.21a", "701.21d is not in 20260116 (in no version)"),
+    (MECH, 22, "712.7c"): ("orphan", "712.14", "in no version"),
+    (MECH, 27, "602.2c"): ("orphan", "602.2b", "in no version"),  # activating follows casting (601.2c)
+    # 6. a table of rule excerpts used at run time: each copy checked against the edition
+    (TABLE, 4, "702.2b"): ("ok", None, "the line is the text of the rules of 20260116"),
+    (TABLE, 4, "704"): ("ok", None, "the line is the text of the rules of 20260116"),
+    (TABLE, 6, "702.2c"): ("stale", "702.2c", "the line is the text of the rules of 20240607"),
+    (TABLE, 6, "510.1c"): ("stale", "510.1c", "510.1c changed after 20240607"),  # its cross-reference changed too
+    (TABLE, 6, "510.1d"): ("stale", "510.1d", "510.1d changed after 20240607"),
+    (TABLE, 7, "702.152a"): ("mismatch", None, "words no edition of it holds"),  # daunt is no keyword: blitz
+    # ... and a literal that is a clause's sentences without its id cites that clause
+    (TABLE, 8, "702.9b"): ("ok", None, "the line is the text of the rules of 20260116"),
+    (TABLE, 9, "702.15b"): ("ok", None, "the line is the text of the rules of 20260116"),
+    (TABLE, 10, "702.2c"): ("stale", "702.2c", "702.2c changed after 20240607"),
 }
 
 
@@ -141,3 +168,17 @@ def test_past_the_last_sibling_is_newer_than_the_kb(store):
     assert r["note"] == "702.190 is not in 20260116 (newer than the newest edition in the KB (20260116))"
     r = _resolve(store, "701.17b", "CR 701.17b", written="2021-11-15")  # a clause that was there, and left
     assert "newer" not in r["note"]
+
+
+def test_a_suggestion_says_why(verdicts):
+    assert verdicts[(MECH, 9, "702.72a")]["why"] == "the rule of skulk, named on the line"
+    assert verdicts[(CLASH, 2, "701.29c")]["why"] == "the rule of clash, named by the test, file or code around it"
+    assert verdicts[(MECH, 17, "701.21d")]["why"] == "a clause of the cited id's own rule, which the line names"
+    assert "why" not in verdicts[(PY, 5, "104.3a")]  # ok: nothing suggested
+
+
+def test_a_stale_copy_shows_the_current_wording(verdicts):
+    c = verdicts[(TABLE, 10, "702.2c")]  # no id in the literal: it cites the clause its sentence is
+    assert (c["written_from"], c["written_version"]) == ("copy", "20240607")
+    assert c["old_text"].endswith("regardless of that creature’s toughness. See rules 510.1c–d.")
+    assert c["new_text"].endswith("for the purposes of determining if excess damage is being dealt.")

@@ -8,6 +8,7 @@ from kb import ruleid
 from kb.links import evidence
 from kb.store import NodeRecord, Store, VersionInfo
 
+KEYWORD_RULE = re.compile(r"^702\.\d+$")  # keyword abilities: "702.90. Battle Cry"
 _TOPIC_RULE = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # keyword abilities and actions, and whole rules
 _QUOTED = re.compile(r"“[^”]*”|\"[^\"\n]*\"")  # card wording the rules mention, not their own words
 COMMON_PHRASE = 3  # a quote the rules say in more clauses than this is a commonplace, not a quotation
@@ -23,6 +24,13 @@ def heading(title: str, text: str) -> str:
     """A rule's title, lower case: "702.90. Battle Cry" keeps it as the title or as a one-line text."""
     name = title or (text if len(text) <= 40 and "\n" not in text and not text.endswith(".") else "")
     return name.lower().strip(" .")
+
+
+def rule_head(rule: str) -> str:
+    """The rule a clause belongs to: a keyword ability or action is its own (702.90a -> 702.90), else 509.1c -> 509."""
+    if rule.startswith(("701.", "702.")):
+        return rule.rstrip(ruleid.SUB_LETTERS)
+    return rule.split(".")[0]
 
 
 class View:

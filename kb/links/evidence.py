@@ -22,16 +22,20 @@ _STOP_WORDS = """a an the and or of to in on for with by at as is are be been be
     test tests testing should given case cases check checks rule rules cr c r see per via we our you your
     i me my mtg magic comprehensive implement implements implemented handle handles handled correctly
     work works todo note fixme example examples e g ie eg etc vs"""
-_STOP = frozenset(_STOP_WORDS.split())
+STOP = frozenset(_STOP_WORDS.split())
 _ID = re.compile(r"(?<![\w.])[1-9]\d\d(?:[._ ]\d{1,3}[a-z]{0,2}(?![a-z]))?(?![\w])")
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _TOKEN = re.compile(r"[a-z0-9]+")
+
+
+_IRREGULAR = {"won": "win", "lost": "lose", "dealt": "deal", "paid": "pay", "chosen": "choose", "drawn": "draw"}
 
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A rough stem, enough to meet inflections: provoked/provoke, vigilant/vigilance, dashed/dash, starting/start."""
     w = word.lower()
+    w = _IRREGULAR.get(w, w)
     if w.isdigit() or len(w) <= 3:
         return w
     for suffix in ("ings", "ing", "ied", "ies", "ed", "es", "s"):
@@ -56,7 +60,20 @@ def stems(text: str) -> list[str]:
     """Content stems of some prose or an identifier (camelCase and snake_case split; clause ids, dates and
     "written against" annotations dropped)."""
     text = _ID.sub(" ", _CAMEL.sub(" ", _ANNOTATION.sub(" ", text).replace("_", " ")))
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in _STOP and not (t.isdigit() and len(t) > 2)]
+    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and not (t.isdigit() and len(t) > 2)]
+
+
+_CUE = re.compile(r"(?i)\b(?:c\.?r\.?|rules?|comprehensive rules)\b\.?")
+
+
+def spaced(text: str) -> str:
+    """Identifiers written as words: ``battle_cry_count`` -> battle cry count, ``clashLog`` -> clash Log."""
+    return _CAMEL.sub(" ", text).replace("_", " ")
+
+
+def without_ids(text: str) -> str:
+    """Prose with its clause ids, dates and citation cue words taken out (what a search for the clause uses)."""
+    return _CUE.sub(" ", _ID.sub(" ", _ANNOTATION.sub(" ", text)))
 
 
 def test_name(test_id: str) -> str:

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from kb.errors import InputError
-from kb.links import forms, scanner, units
+from kb.links import copies, forms, scanner, units
 from kb.links.owners import Owners
 from kb.model import Citation
 
@@ -49,6 +49,7 @@ class Scan:
     files: int = 0
     skipped: list[str] = field(default_factory=list)  # "file: reason" for files found but not readable
     embedded: list[dict] = field(default_factory=list)  # copies of the rules: {"file", "edition", "lines", ...}
+    texts: list[Cite] = field(default_factory=list)  # literals that may be rules text without an id (rule "")
 
 
 _HAS_NUMBER = re.compile(r"[1-9]\d\d")
@@ -147,6 +148,25 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
             out.citations.append(Cite(test=t.id, kind="test", scope=scope, **base))
 
     for r in src.regions:
+        if r.kind == "string" and len(r.text) > copies.MIN_CHARS and copies.may_copy(text := scanner.prose(r)):
+            scope, tests = owner(r.start)
+            kind = "code" if scope == "code" else "test"
+            for t in tests or [None]:
+                out.texts.append(
+                    Cite(
+                        file=src.rel,
+                        line=src.line_of(r.start),
+                        rule="",
+                        raw=text[:60] + ("…" if len(text) > 60 else ""),
+                        test=t.id if t else "",
+                        kind=kind,
+                        language=src.language,
+                        game=game,
+                        scope=scope,
+                        context=text,
+                        path=src.path,
+                    )
+                )
         if not _HAS_NUMBER.search(r.text):
             continue  # most strings and comments cite nothing: skip the full patterns
         found = forms.find_ids(r.text, game)
@@ -190,6 +210,8 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
             continue
         if src is None:
             continue
+        if src.embedded is not None and copies.curated(src):
+            src = scanner.lex(scanner.SourceFile(src.path, src.rel, src.language, src.text))  # excerpts: cited
         if src.embedded is not None:
             total.files += 1
             total.embedded.append({"file": rel, **src.embedded})
@@ -197,5 +219,6 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
         one = scan_source(src, game)
         total.files += 1
         total.citations.extend(one.citations)
+        total.texts.extend(one.texts)
         total.tests.extend(one.tests)
     return total

@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import gitdates
+from kb.links import copies, gitdates
 from kb.links import junit as junitxml
 from kb.links.coverage import coverage
 from kb.links.extract import Cite, scan_tree
@@ -17,6 +17,28 @@ from kb.store import Store
 
 MANY_IDS = 64  # a line citing more ids than this is a list: each citation is judged among its neighbours
 _ID = re.compile(rf"(?<![\d.])({ruleid.ID_IN_TEXT})(?![\d])")
+
+
+def with_copies(resolver, citations: list[Cite], texts: list[Cite]) -> list[Cite]:
+    """``citations`` with the literals that are whole sentences of a clause added in file order: each cites that
+    clause as the newest edition holding the sentences (up to the one cited against) numbered it; the other
+    literals are the engine's own words."""
+    if not texts:
+        return citations
+    chain = resolver.chain
+    upto = next((i for i, v in enumerate(chain) if v.id == resolver.against.id), len(chain) - 1)
+    index = copies.Sentences(resolver.store, chain)
+    found = []
+    for t in texts:
+        place = index.holder(copies.sentences(t.context), upto)
+        if place is not None:
+            label = chain[place[0]].label
+            t.rule, t.written, t.written_from = place[1], f"{label[:4]}-{label[4:6]}-{label[6:8]}", "copy"
+            found.append(t)
+    if not found:
+        return citations
+    files = {c.file: i for i, c in reversed(list(enumerate(citations)))}
+    return sorted(citations + found, key=lambda c: (files.get(c.file, len(citations)), c.file, c.line))
 
 
 def _siblings(cite: Cite, on_line: list[str], held: set[str]) -> list[str]:
@@ -91,6 +113,7 @@ def run(
     if git:
         _date_by_git(found.citations)
     main = Resolver(store, game, against)
+    found.citations = with_copies(main, found.citations, found.texts)  # literals that are rules text, no id
     resolvers: dict[str, Resolver | None] = {game: main}
 
     def resolver_for(g: str) -> Resolver | None:
@@ -123,7 +146,7 @@ def run(
             )
         else:
             siblings = _siblings(c, line_ids[(c.file, c.line)], line_sets.get((c.file, c.line), set()))
-            key = (c.game, c.rule, c.written, c.context, tuple(siblings))
+            key = (c.game, c.rule, c.written, c.context, tuple(siblings), c.file, c.line)  # names around it count
             if key not in memo:
                 memo[key] = resolver.resolve(c, siblings)
             row.update(memo[key])

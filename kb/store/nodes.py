@@ -117,6 +117,13 @@ class NodeReads:
         q = joined("DISTINCT c.hash, c.text", f"n.version_id IN ({_marks(versions)})")
         return self.conn.execute(q, versions).fetchall()
 
+    def version_texts(self, versions: list[int]) -> list[tuple[int, str, str]]:
+        """``(version id, rule, text)`` of every node of ``versions``."""
+        if not versions:
+            return []
+        q = joined("n.version_id, n.rule, c.text", f"n.version_id IN ({_marks(versions)})")
+        return self.conn.execute(q, versions).fetchall()
+
     def places(self, hashes: list[str], versions: list[int]) -> list[tuple[int, str]]:
         """(version id, rule) of every node of ``versions`` holding one of the texts ``hashes``."""
         if not hashes or not versions:

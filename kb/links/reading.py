@@ -1,0 +1,237 @@
+"""What one citation's own words say: its line, the comment line above, its test and file names, the
+keyword abilities it names, and whether the line is rules text copied from an edition.
+
+``LineReader`` is a part of ``kb.links.resolve.Resolver``: it reads through the resolver's store and views.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kb import ruleid
+from kb.links import about, copied, evidence, forms
+from kb.links.clauses import norm
+from kb.links.extract import Cite
+from kb.store import VersionInfo
+
+# A keyword written as a verb ("to absorb", "can absorb") is not the ability.
+_VERB_BEFORE = re.compile(
+    r"(?:\b(?:to|can|cannot|can't|will|would|may|might|must|should|could|does|do|did|doesn't)\s+)$"
+)
+# ... nor is a participle with its complement ("library exhausted with", "persisted by", "cascade to"),
+_VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|as)\b")
+# ... nor a verb before a conjunction or preposition only verbs take ("counters persist across a phase-out"),
+_VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
+# ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
+NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the identifiers by the cited line
+QUERY_WORDS = 7  # words of a line a search for its clause uses
+COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
+
+
+@dataclass
+class Reading:
+    """What one citation's own words say."""
+
+    words: dict[str, float]  # stem -> weight (line, previous comment line, test name, file name)
+    own: dict[str, float]  # the same without the file name: enough to speak against a clause on its own
+    quotes: list[str]
+    keywords: list[str]  # keyword abilities named anywhere on the line
+    near: list[str]  # ... and within 40 characters of the id
+    topics: list[tuple[frozenset[str], str, str]]  # titles the words name: (stems, rule, title)
+    # ... of which those written in lower case somewhere ("clash-trigger", not only the card "Spark Double")
+    # False when the words are not about this one id: a range's members share the range's words, and an
+    # id inside a line copied from the rules is the rules' own cross-reference.
+    judged: bool = True
+    plain: list[frozenset[str]] = field(default_factory=list)
+    line: dict[str, float] = field(default_factory=dict)  # the stems of the line and the comment line above only
+    line_keywords: list[str] = field(default_factory=list)  # keyword abilities they name, whatever the id cited
+    # What the code around it is about (test and file names, identifiers nearby): ranks suggestions only
+    about: dict[str, float] = field(default_factory=dict)
+    about_keywords: list[str] = field(default_factory=list)  # keywords the code and the test's name name
+    file_keywords: list[str] = field(default_factory=list)  # ... and the file's name alone
+    test_keywords: list[str] = field(default_factory=list)  # ... the test's own name names
+    query: str = ""  # the words a search for the clause meant would use
+    beside: list[str] = field(default_factory=list)  # ids the test's decorators above cite (a marker's "106.6")
+
+
+class LineReader:
+    """Reads a citation's line and names (a part of Resolver)."""
+
+    # -- what the line says ----------------------------------------------------------------
+    def source(self, cite: Cite) -> list[str]:
+        """The lines of the citation's file (the last file read is kept: citations come file by file)."""
+        if self._lines[0] != cite.path:
+            try:
+                with open(cite.path, encoding="utf-8", errors="replace") as fh:
+                    self._lines = (cite.path, fh.read().splitlines())
+            except OSError:
+                self._lines = (cite.path, [])
+        return self._lines[1]
+
+    def previous_line(self, cite: Cite) -> str:
+        """The comment line right above the citation, markers stripped ("" when it is code or unreadable)."""
+        if not cite.path or cite.line < 2:
+            return ""
+        lines = self.source(cite)
+        prev = lines[cite.line - 2] if cite.line - 2 < len(lines) else ""
+        m = COMMENT.match(prev)
+        return prev[m.end() :] if m else ""
+
+    def next_line(self, cite: Cite) -> str:
+        """The comment line right below the citation, markers stripped ("" when it is code or unreadable)."""
+        lines = self.source(cite) if cite.path else []
+        below = lines[cite.line] if cite.line < len(lines) else ""
+        m = COMMENT.match(below)
+        return below[m.end() :] if m else ""
+
+    def context_above(self, cite: Cite) -> str:
+        """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
+        prev = self.previous_line(cite)
+        return "" if prev and forms.find_ids(prev, self.game) else prev
+
+    def copied(self, cite: Cite) -> tuple[VersionInfo, bool] | None:
+        """The newest edition (up to the against one) whose rules hold the citation's line word for word, and
+        whether the id is the copied clause's own label ("702.77b If a spell…") rather than one of its
+        cross-references ("… in rules 601.2b and 601.2f–h"). None when the line is the engine's own words."""
+        if cite.scope == "name" or not cite.context:
+            return None
+        if cite.written_from == "copy":  # a literal that is a clause's sentences (kb.links.copies): that clause's
+            written = self.written_edition(cite)
+            return (written, True) if written is not None else None
+        m = COMMENT.match(cite.context)
+        lead, words = copied.fragment(cite.context[m.end() :] if m else cite.context)
+        if cite.context[m.end() if m else 0 :].strip().rstrip(".:").lower() == cite.rule:
+            lead, words = cite.rule, copied.fragment(self.next_line(cite))[1]  # "* 701.34b" alone: its text follows
+        if not copied.enough(words):
+            prev = self.previous_line(cite)  # a wrapped javadoc line: its start is on the line above
+            words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words
+            if not copied.enough(words):
+                return None
+        if self._copies is None:
+            self._copies = copied.Copies(self.store, self.chain)
+        order = {v.id: i for i, v in enumerate(self.chain)}
+        places = [
+            (order[vid], rule)
+            for vid, rule in self._copies.places(self._copies.holders(words))
+            if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)
+        ]
+        if lead == cite.rule:
+            places = [p for p in places if p[1] == cite.rule]  # a label the text never had is the engine's slip
+        if not places:
+            return None
+        return self.chain[max(places)[0]], lead == cite.rule
+
+    def read(self, cite: Cite) -> Reading:
+        prev = self.context_above(cite)
+        parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
+        if cite.test and cite.scope != "name":
+            parts.append((evidence.test_name(cite.test), 0.8))
+        words = evidence.line_words(parts)
+        own = evidence.line_words(p for p in parts if p[1] >= 0.8)
+        named = self.named(cite.context + " " + prev) if cite.rule.startswith("702.") else []
+        near = self.named(cite.context, around=cite) if named else []
+        if named and not self.named(cite.context) and len(evidence.stems(cite.context)) <= 1:
+            near = self.named(prev)  # "// Provoke: …" above a bare "// 702.40a"; a line with words speaks for itself
+        # a title the words name: one with a rare word, or a title of several words written out ("ending the turn")
+        phrase = f" {norm(' '.join([cite.context, prev, evidence.spaced(about.test_parts(cite.test))]))} "
+        topics = [
+            t
+            for t in self.view(self.against).topics()
+            if t[0] <= own.keys()
+            and (max(self.idf().of(s) for s in t[0]) >= 2.0 or (" " in t[2] and f" {norm(t[2])} " in phrase))
+        ]
+        # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
+        topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
+        said = Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
+        lower = {evidence.stem(w) for w in re.findall(r"[A-Za-z]+", cite.context + " " + prev) if w.islower()}
+        said.line = evidence.line_words([(cite.context, 1.0), (prev, 1.0)])
+        said.line_keywords = named or self.named(cite.context + " " + prev)
+        said.plain = [t[0] for t in topics if t[0] <= lower and self.vetoes(t, cite)]
+        self.read_about(cite, said, prev)
+        return said
+
+    def read_about(self, cite: Cite, said: Reading, prev: str) -> None:
+        """Fill what the code around the citation is about: names of its test and file, identifiers nearby (only
+        the words the rules use: ``getattr`` or ``CombatCreature`` say nothing of a clause)."""
+        code = evidence.spaced(about.nearby_code(self.source(cite), cite.line) if cite.path else "")
+        test, file = evidence.spaced(about.test_parts(cite.test)), evidence.spaced(evidence.file_words(cite.file))
+        # the code on or below the cited line says most; the test's and the file's names less
+        weights = [(test + " " + file, NAMED), (code, CODED)]
+        said.about = {s: w for text, w in weights for s in about.words(text) if self.idf().of(s) > 0}
+        found = self.named(code + " " + test) + self.named_actions(code + " " + test)
+        said.about_keywords = [k for k in dict.fromkeys(found) if k not in said.keywords]
+        named = [*said.keywords, *said.about_keywords]
+        said.file_keywords = [k for k in self.named(file) + self.named_actions(file) if k not in named]
+        names = " ".join([test, file, code])
+        said.test_keywords = self.named(evidence.spaced(about.test_parts(cite.test)))
+        above = self.source(cite)[cite.line - 2] if cite.path and cite.line >= 2 else ""
+        if above.lstrip().startswith(("@", "#[")):
+            said.beside = [f.rule for f in forms.find_ids(above, self.game)]
+        line = " ".join([cite.context, prev]) if cite.scope != "name" else names
+        said.query = self.query(evidence.without_ids(line), said.about_keywords)
+
+    def vetoes(self, topic: tuple[frozenset[str], str, str], cite: Cite) -> bool:
+        """Whether a keyword the line names rules out the clauses that never speak of it: a keyword ability,
+        a keyword action only the rules name (clash), or the cited id's own rule ("701.21b sacrifice …")."""
+        words, rule, _ = topic
+        if rule.startswith("702."):
+            return True
+        own = rule == cite.rule.rstrip(ruleid.SUB_LETTERS)
+        return rule.startswith("701.") and (own or min(self.idf().of(w) for w in words) >= 6.0)
+
+    def query(self, text: str, keywords: list[str]) -> str:
+        """The words a search for the clause meant uses: the line's rarest words the rules use, in their order,
+        and the keywords the code's names name (a long query costs search seconds and says no more)."""
+        words = list(dict.fromkeys(w.lower() for w in re.findall(r"[A-Za-z][A-Za-z'-]*", text)))
+        weight = {w: self.idf().of(evidence.stem(w)) for w in words if w not in evidence.STOP}
+        best = set(sorted((w for w in weight if weight[w] > 0), key=lambda w: -weight[w])[:QUERY_WORDS])
+        return " ".join([w for w in words if w in best] + keywords)
+
+    def speaks(self, said: Reading) -> bool:
+        """True when the line's own words (not its file name) say enough to tell clauses apart."""
+        known = [s for s in said.own if self.idf().of(s) > 0]
+        return len(known) >= 2 and evidence.mass(said.own, self.idf()) >= 4.0
+
+    def named(self, text: str, *, around: Cite | None = None) -> list[str]:
+        """Keyword-ability titles ``text`` names, inflections included (``around``: within 40 characters of its id)."""
+        if self._keyword_re is None:
+            forms_of: dict[str, str] = {}
+            for kw in self.keywords():
+                for f in inflections(kw):
+                    forms_of.setdefault(f, kw)
+            self._forms = forms_of
+            alternation = "|".join(re.escape(f) for f in sorted(forms_of, key=len, reverse=True)) or "(?!)"
+            self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?![a-z])")
+        text = text.lower()
+        if around is not None:
+            at = text.find(around.rule.split(".")[0] + ".")
+            end = at + len(around.raw)
+            # an id in brackets cites the words before it: "band block propagation (CR 702.22h), and the Rampage…"
+            closing = re.match(r"[a-z]?\s*[)\]]", text[end:])
+            text = text[max(0, at - 40) : end if closing else end + 40] if at >= 0 else text
+        out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text) if self._as_ability(text, m)]
+        return list(dict.fromkeys(out))
+
+    def _as_ability(self, text: str, m: re.Match) -> bool:
+        """True when a keyword's name in ``text`` is the ability, not a verb or a noun of the same spelling."""
+        before = text[max(0, m.start() - 12) : m.start()]
+        form, name = m.group(1), self._forms[m.group(1)]
+        if _VERB_BEFORE.search(before) or _VERB_ANY_FORM.match(text, m.end()):
+            return False
+        if form != name and _VERB_AFTER.match(text, m.end()):
+            return False
+        return not (name.endswith("er") and _NOUN_BEFORE.search(before))
+
+
+def inflections(keyword: str) -> list[str]:
+    """The keyword and its participle or adjective forms: provoke/provoked, dash/dashed, vigilance/vigilant."""
+    out = [keyword]
+    if keyword.endswith("e"):
+        out += [keyword + "d", keyword[:-1] + "ing"]
+    else:
+        out += [keyword + "ed", keyword + "ing"]
+    if keyword.endswith("ance"):
+        out.append(keyword[:-4] + "ant")
+    return out
