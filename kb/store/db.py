@@ -16,7 +16,24 @@ from kb.model import Article, ParsedVersion, ParseResult, Reference, RuleNode
 
 SCHEMA_VERSION = 2
 
-SCHEMA = """
+# What ``rulekb versions`` counts per version, kept by ``Store.add``: counting on every open scanned
+# every node (0.1-0.3 s on the full KB, most of a `rulekb show`).
+VERSION_COUNTS = """
+CREATE TABLE IF NOT EXISTS version_counts(
+    version_id INTEGER PRIMARY KEY, clauses INTEGER NOT NULL, headings INTEGER NOT NULL,
+    terms INTEGER NOT NULL, documents INTEGER NOT NULL);
+"""
+_COUNT_VERSIONS = (
+    "INSERT OR REPLACE INTO version_counts SELECT v.id,"
+    " (SELECT COUNT(*) FROM nodes n WHERE n.version_id=v.id AND instr(n.rule, '.') > 0),"
+    " (SELECT COUNT(*) FROM nodes n WHERE n.version_id=v.id AND instr(n.rule, '.') = 0),"
+    " (SELECT COUNT(*) FROM terms t WHERE t.version_id=v.id),"
+    " (SELECT COUNT(*) FROM version_documents d WHERE d.version_id=v.id)"
+    " FROM versions v WHERE v.id IN ({})"
+)
+
+SCHEMA = (
+    """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 CREATE TABLE documents(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, format TEXT NOT NULL, kind TEXT NOT NULL,
@@ -49,6 +66,8 @@ CREATE TABLE articles(
 CREATE TABLE article_cites(article_id INTEGER NOT NULL, rule TEXT NOT NULL);
 CREATE INDEX article_cites_by_rule ON article_cites(rule);
 """
+    + VERSION_COUNTS
+)
 
 _LABEL_DATE = re.compile(r"^(\d{4})(\d{2})(\d{2})(?:\.\d+)?$")
 
@@ -212,16 +231,25 @@ class Store:
             (path, result.format, result.kind, sha256, options, encoding, now),
         )
         doc_id = cur.lastrowid
-        notes = []
-        for version in result.versions:
-            notes.extend(self._add_version(version, doc_id, path, replace))
+        notes: list[str] = []
+        touched = [self._add_version(version, doc_id, notes, path, replace) for version in result.versions]
         for article in result.articles:
             self._add_article(article, doc_id)
+        self._count(touched)
         self._versions_cache = None
         return notes
 
-    def _add_version(self, pv: ParsedVersion, doc_id: int, path: str = "", replace: bool = False) -> list[str]:
-        notes = []
+    def _count(self, vids: list[int]) -> None:
+        """Recount the versions ``vids`` (every version when the store predates the counts table)."""
+        if not self.has_table("version_counts"):
+            self.conn.executescript(VERSION_COUNTS)
+            vids = [r[0] for r in self.conn.execute("SELECT id FROM versions")]
+        for i in range(0, len(vids), 500):
+            chunk = vids[i : i + 500]
+            self.conn.execute(_COUNT_VERSIONS.format(",".join("?" * len(chunk))), chunk)
+
+    def _add_version(self, pv: ParsedVersion, doc_id: int, notes: list[str], path: str, replace: bool) -> int:
+        """Store one parsed version (new, merged into or replacing a stored one); returns its id."""
         row = self.conn.execute(
             "SELECT id, partial FROM versions WHERE game=? AND lang=? AND label=?", (pv.game, pv.lang, pv.label)
         ).fetchone()
@@ -294,7 +322,7 @@ class Store:
                 for t in pv.terms
             ],
         )
-        return notes
+        return vid
 
     def _check_replacement(self, vid: int, pv: ParsedVersion, path: str, replace: bool) -> list[str]:
         """Refuse to replace a whole stored text with a truncated or shorter one unless ``replace``."""
@@ -417,8 +445,12 @@ class Store:
             self.memo[key] = compute()
         return self.memo[key]
 
-    def _load_versions(self) -> list[VersionInfo]:
-        counts = {
+    def _counts(self) -> dict[int, tuple[int, int, int, int]]:
+        """Clauses, headings, terms and documents of each version id."""
+        if self.has_table("version_counts"):
+            return {r[0]: r[1:] for r in self.conn.execute("SELECT * FROM version_counts")}
+        # a store written before the counts table: count now (it scans every node)
+        nodes = {
             r[0]: (r[1], r[2])
             for r in self.conn.execute(
                 "SELECT version_id, SUM(instr(rule, '.') > 0), SUM(instr(rule, '.') = 0) FROM nodes GROUP BY version_id"
@@ -426,11 +458,17 @@ class Store:
         }
         terms = dict(self.conn.execute("SELECT version_id, COUNT(*) FROM terms GROUP BY version_id"))
         docs = dict(self.conn.execute("SELECT version_id, COUNT(*) FROM version_documents GROUP BY version_id"))
+        return {
+            vid: (*nodes.get(vid, (0, 0)), terms.get(vid, 0), docs.get(vid, 0)) for vid in nodes.keys() | docs.keys()
+        }
+
+    def _load_versions(self) -> list[VersionInfo]:
+        counts = self._counts()
         out = []
         for vid, game, lang, label, effective, partial, sort_date, meta in self.conn.execute(
             "SELECT id, game, lang, label, effective, partial, sort_date, meta FROM versions"
         ):
-            c, h = counts.get(vid, (0, 0))
+            c, h, n_terms, n_docs = counts.get(vid, (0, 0, 0, 0))
             out.append(
                 VersionInfo(
                     id=vid,
@@ -443,8 +481,8 @@ class Store:
                     meta=json.loads(meta),
                     clauses=c or 0,
                     headings=h or 0,
-                    terms=terms.get(vid, 0),
-                    documents=docs.get(vid, 0),
+                    terms=n_terms,
+                    documents=n_docs,
                 )
             )
         # Undated versions with no estimate yet (an old translation) sort first: they are not current.
