@@ -9,7 +9,7 @@ from __future__ import annotations
 import gzip
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 
 try:  # brotli is a pinned dependency; without it the app still answers gzip
     import brotli
@@ -71,6 +71,10 @@ class Compress:
             return lambda chunk: captured.setdefault("written", []).append(chunk)
 
         result = self.app(environ, capture)
+        if not any(k.lower() == "content-length" for k, _ in captured.get("headers", ())):
+            # streamed (the whole of a large diff): sent as it comes, plain; its next request is served whole
+            start_response(captured["status"], captured["headers"], captured["exc_info"])
+            return _prepend(captured.get("written", []), result)
         try:
             body = b"".join([*captured.get("written", []), *result])
         finally:
@@ -113,6 +117,16 @@ class Compress:
             while self._size > self.cache_bytes and self._cache:
                 self._size -= len(self._cache.popitem(last=False)[1])
         return packed
+
+
+def _prepend(written: list[bytes], result: Iterable[bytes]) -> Iterator[bytes]:
+    """The app's iterable after what it wrote through ``write()``; closed when done (WSGI)."""
+    try:
+        yield from written
+        yield from result
+    finally:
+        if hasattr(result, "close"):
+            result.close()
 
 
 def _vary(headers: list) -> list:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import StoreError
-from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.home import INDEX_DIR, STORE_FILE, Home, identity
 from kb.search.searcher import Searcher
 from kb.store import Store
 
@@ -20,10 +21,9 @@ log = logging.getLogger(__name__)
 # Computed pages kept per generation (a generation never changes once swapped in). Whole-version
 # pages (diffs, alignments, contents, glossary) can weigh megabytes: few of them; clauses and
 # search results are small: many.
-HEAVY = {"diff", "align", "contents", "glossary", "tests"}
-HEAVY |= {f"page-{kind}" for kind in HEAVY}
-# Rendered pages ("page-<view>", keyed by URL) of the other views: a clause page weighs some 30 KB.
-CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
+# (Rendered pages are kept by web.pagecache, by URL.)
+HEAVY = {"diff", "align", "contents", "contents-html", "contents-outline", "glossary", "tests"}
+CACHE_SIZES = {"heavy": 32, "light": 4096}
 
 
 _UNSET = object()
@@ -64,6 +64,11 @@ class Generation:
             store.use_versions(self._versions)
             store.share_memo(self._memo)
 
+    @functools.cached_property
+    def identity(self) -> str:
+        """The generation's content hash (kb.home.identity): the same in every worker process."""
+        return identity(self.path)
+
     def searcher(self):
         """The generation's searcher, or None when the search service or the index is missing.
 
@@ -92,7 +97,7 @@ class Generation:
 
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """Compute once per generation (least recently used entries dropped first)."""
-        kind = "heavy" if key[0] in HEAVY else "pages" if key[0].startswith("page-") else "light"
+        kind = "heavy" if key[0] in HEAVY else "light"
         cache = self._caches[kind]
         with self._lock:
             if key in cache:
