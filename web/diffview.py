@@ -13,7 +13,7 @@ from flask import abort
 from kb.errors import InputError, NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from web import fold, services
-from web.pages import bad, clause_url, version_json
+from web.pages import Lazy, bad, clause_url, version_json
 from web.text import excerpt
 
 LARGE = 150  # changes
@@ -136,16 +136,22 @@ def part(s: Store, base: dict, vo: VersionInfo, vn: VersionInfo, key: str) -> di
     else:
         chosen = [c for c in base["changes"] if c["part"] == key and not c["folded"]]
     texts = _Texts(s, vo, vn)
+    ctx = {**base, "part": key, "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}")}
+    if key == "all" and base["large"]:
+        # The whole of a large diff (2008 -> 2026: thousands of word-level diffs, seconds of work): sent as
+        # it is computed, each change's word-level diff when the page reaches it.
+        copies = [dict(c) for c in chosen]
+        groups, folded = fold.split_changes(copies)
+        return {
+            **ctx,
+            "changes": Lazy(copies, texts.annotate),
+            "_groups": {k: Lazy(g, texts.annotate) for k, g in groups.items()},
+            "_folded": Lazy(folded, texts.annotate),
+            "_stream": True,
+        }
     changes = [texts.annotate(dict(c)) for c in chosen]
     groups, folded = fold.split_changes(changes)
-    return {
-        **base,
-        "part": key,
-        "changes": changes,
-        "_groups": groups,
-        "_folded": folded,
-        "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}"),
-    }
+    return {**ctx, "changes": changes, "_groups": groups, "_folded": folded}
 
 
 class _Texts:
@@ -155,6 +161,8 @@ class _Texts:
         self.s, self.vo, self.vn = s, vo, vn
 
     def annotate(self, c: dict) -> dict:
+        if "inline" in c:
+            return c  # read twice: by the page and by its JSON twin
         old = self.s.node(self.vo, c["old_rule"]) if c.get("old_rule") else None
         new = self.s.node(self.vn, c["new_rule"]) if c.get("new_rule") else None
         if old is not None and new is not None:

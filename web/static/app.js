@@ -185,7 +185,7 @@
 
   // -- contents: filter as you type, open or close everything ----------------------------------------
   var filter = $("[data-toc-filter]"), toc = $("ul.toc");
-  if (filter && toc) {
+  if (filter && toc && !("folded" in toc.dataset)) {  // a folded contents is filtered by the server
     var entries = $$("li[data-rule]", toc), count = $("[data-toc-count]");
     var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return (a ? a.textContent : "").toLowerCase(); });
     var apply = function () {
@@ -221,6 +221,10 @@
       body.textContent = ""; body.appendChild(el("p", "loading", "読み込み中…"));
       fetch(d.dataset.src).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html"), part = doc.getElementById("changes");
+        var list = doc.querySelector("ul.toc");
+        if (!part && list) {  // a part of the contents: its entries, under the summary already shown here
+          part = (list.children.length === 1 && list.querySelector(":scope > li > details > ul")) || list;
+        }
         body.textContent = "";
         if (part) {  // the part's own ids would repeat on this page
           part.removeAttribute("id"); $$("[id]", part).forEach(function (e) { e.removeAttribute("id"); });

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort
+from flask import Blueprint, abort, current_app
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
@@ -64,14 +64,34 @@ def contents(game: str, lang: str, label: str):
         return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
     ctx = generation().cached(("contents", v.id), build)
-    if not q:
+    if q:
+        nodes = toc.matching(ctx["nodes"], q)
+        return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
+    return _contents_part(ctx, v, arg("part", max_len=10))
+
+
+def _contents_part(ctx: dict, v: VersionInfo, part: str) -> dict:
+    """A version's contents whole (``part=all``, or any of up to CONTENTS_FOLD entries), one part of it,
+    or folded by section: each part listed with its size and loaded when opened."""
+    config = current_app.config
+    nodes = ctx["nodes"]
+    parts = toc.parts(nodes, ctx["canonical"], config["CONTENTS_PART"])
+    ctx = {**ctx, "query": "", "parts": parts, "part": part or None, "folded": False, "entries": len(nodes)}
+    if part == "all" or (not part and len(nodes) <= config["CONTENTS_FOLD"]):
+        return {**ctx, "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(nodes))}
+    if part:
+        chosen = toc.part_nodes(nodes, part, parts)
+        if not chosen:
+            abort(404, description=f"この目次に部分 {part!r} はありません")
         return {
             **ctx,
-            "query": "",
-            "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(ctx["nodes"])),
+            "nodes": chosen,
+            "canonical": f"{ctx['canonical']}?part={part}",
+            "_toc": toc.html(chosen, open_top=True),
         }
-    nodes = toc.matching(ctx["nodes"], q)
-    return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
+    outline = [n for n in nodes if n["depth"] < 2]
+    html = generation().cached(("contents-outline", v.id), lambda: toc.outline_html(nodes, parts))
+    return {**ctx, "folded": True, "nodes": outline, "_toc": html}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
