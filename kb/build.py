@@ -28,7 +28,7 @@ from kb.model import PROVENANCES, Progress
 from kb.search import index, semantic
 from kb.store import Store
 from kb.textio import read_input
-from kb.versions import align, editions, lineage, order
+from kb.versions import align, editions, editorial, lineage, order
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -186,6 +186,7 @@ def derive(store: Store, progress: Progress | None = None) -> dict:
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
+    stats["words"] = editorial.keep_vocabulary(store)  # read by every diff and history, here and later
     stats["lineage"] = lineage.build(store, progress)
     stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)

@@ -195,3 +195,34 @@ def test_a_truncated_text_of_a_new_version_is_stored_as_partial_and_fragments_st
     quote = ParseResult("mtgwiki", "quote", versions=[_version("20260116.0", [_node("510.1", "q")], partial=True)])
     store.add(quote, path="q", sha256="q")
     assert _dump(store)[0][:3] == ("20260116.0", True, 3)
+
+
+def test_kept_counts_follow_merges_and_replacements_and_equal_a_fresh_count(tmp_path, store):
+    """The counts ``versions`` reads (kept by ``add``) are those of a scan of every node, whatever happened."""
+    frag = _version("20231117.0", [_node("509.1", "まず…"), _node("509.1a", "防御…")], partial=True)
+    store.add(ParseResult("viewer", "cr", versions=[frag]), path="a.txt", sha256="a")
+    more = _version("20231117.0", [_node("510", title="戦闘ダメージ"), _node("510.1", "戦闘…")], partial=True)
+    store.add(ParseResult("viewer", "cr", versions=[more]), path="b.txt", sha256="b")
+    counts = lambda: [(v.label, v.clauses, v.headings, v.terms, v.documents) for v in store.versions()]  # noqa: E731
+    assert counts() == [("20231117.0", 3, 1, 0, 2)]
+    whole = _version("20231117.0", [_node("5", title="ターン"), _node("509", title="ブロック"), _node("509.1", "全文")])
+    whole.terms.append(Term("ブロック", english="block", source="glossary"))
+    store.add(ParseResult("cr-ja", "cr", versions=[whole]), path="c.txt", sha256="c")
+    store.add(
+        ParseResult("cr-en", "cr", versions=[_version("20231117", [_node("509.1", "x")], lang="en")]),
+        path="d",
+        sha256="d",
+    )
+    store.commit()
+    assert counts() == [("20231117", 1, 0, 0, 1), ("20231117.0", 1, 2, 1, 3)]  # English first; the whole text
+    kept = counts()
+    store.conn.execute("DROP TABLE version_counts")  # as a store written before the table existed
+    store._versions_cache = None
+    assert counts() == kept  # counted by scanning: the same
+    store.add(
+        ParseResult("cr-en", "cr", versions=[_version("20240607", [_node("1", title="a")], lang="en")]),
+        path="e",
+        sha256="e",
+    )
+    assert store.has_table("version_counts")  # made again, for every version
+    assert [c for c in counts() if c[0] != "20240607"] == kept
