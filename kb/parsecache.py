@@ -1,0 +1,164 @@
+"""A build's parsing: the files of a corpus parsed on every core, each result kept by content hash.
+
+Parsing is pure (bytes and hints in, model objects out: ``ingest``), so a file's result is a
+function of its bytes, the hints the manifest gives, the name it is shown under and the parser
+code. Each result is kept under ``HOME/cache/parsed/<hash>`` (pickled, compressed, written beside
+its name and renamed into place); a rebuild after a change elsewhere (search, web, the build) reads
+it back instead of parsing again. Files are parsed in worker processes, a few ahead of the store
+that adds them, and handed back in manifest order. The cache keeps only what the last build used.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import os
+import pickle
+import tempfile
+import zlib
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kb.textio import read_input
+
+CACHE_DIR = "cache"  # in the data home, beside the generations
+PARSED = "parsed"
+# What parsing runs: the parsers, and the kb modules they may use (tests/test_layering.py holds them to it).
+PARSER_CODE = ("ingest", "kb/model.py", "kb/ruleid.py", "kb/textio.py", "kb/errors.py")
+_MAGIC = b"rulekb-parsed 1\n"
+
+
+@dataclass
+class Parsed:
+    """One file, read and parsed: what the store needs to add it."""
+
+    display: str  # the name errors and reports give it
+    sha256: str  # of its bytes
+    options: str  # the overrides it was read with (JSON)
+    encoding: str
+    result: Any  # kb.model.ParseResult
+
+
+@dataclass
+class Job:
+    """One file to parse: where it is, the hints to parse it with (ingest.common.Hints), its name."""
+
+    path: str
+    hints: Any
+    display: str
+    options: str
+
+
+@functools.cache
+def parser_version() -> str:
+    """A hash of the parser code (a new parser parses again)."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for name in PARSER_CODE:
+        target = root / name
+        for f in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
+            h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
+    return h.hexdigest()
+
+
+def default_workers() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def parse_corpus(
+    jobs: list[Job], parse: Callable[[bytes, Any], Any], cache: Path | None, workers: int | None = None
+) -> Iterator[Parsed]:
+    """Each job parsed (``parse(bytes, hints)``, or read back from ``cache``), in the order given."""
+    workers = default_workers() if workers is None else workers
+    folder = cache / PARSED if cache is not None else None
+    used: set[str] = set()
+    if workers <= 1 or len(jobs) < 4:
+        for job in jobs:
+            parsed, key = _parse(job, parse, folder)
+            used.add(key)
+            yield parsed
+    else:
+        yield from _in_workers(jobs, parse, folder, workers, used)
+    if folder is not None:
+        _forget_all_but(folder, used)
+
+
+def _in_workers(jobs: list[Job], parse, folder: Path | None, workers: int, used: set[str]) -> Iterator[Parsed]:
+    """Parse in ``workers`` processes, at most two jobs each ahead of the caller (bounded memory)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    with ProcessPoolExecutor(workers, mp_context=context) as pool:
+        pending: deque = deque()
+        todo = iter(jobs)
+        for job in todo:
+            pending.append(pool.submit(_parse, job, parse, folder))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            parsed, key = pending.popleft().result()  # a parse error is raised here, at its file and line
+            used.add(key)
+            next_job = next(todo, None)
+            if next_job is not None:
+                pending.append(pool.submit(_parse, next_job, parse, folder))
+            yield parsed
+
+
+def _parse(job: Job, parse, folder: Path | None) -> tuple[Parsed, str]:
+    job.hints.path = job.display
+    data = read_input(job.path, job.display)
+    sha = hashlib.sha256(data).hexdigest()
+    hints = {k: v for k, v in sorted(vars(job.hints).items()) if k != "encoding"}
+    key = hashlib.sha256(json.dumps([sha, job.options, hints, parser_version()]).encode()).hexdigest()
+    if folder is not None and (kept := _load(folder / key)) is not None:
+        return kept, key
+    result = parse(data, job.hints)
+    parsed = Parsed(job.display, sha, job.options, job.hints.encoding, result)
+    if folder is not None:
+        _save(folder / key, parsed)
+    return parsed, key
+
+
+def _load(path: Path) -> Parsed | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    if not data.startswith(_MAGIC):
+        return None
+    try:
+        return pickle.loads(zlib.decompress(data[len(_MAGIC) :]))
+    except Exception:  # torn or from another Python: parse again
+        return None
+
+
+def _save(path: Path, parsed: Parsed) -> None:
+    """Write atomically; a cache that cannot be written is no reason to fail a build."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(_MAGIC + zlib.compress(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL), 1))
+        os.replace(tmp, path)
+    except OSError:
+        if tmp:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+
+
+def _forget_all_but(folder: Path, used: set[str]) -> None:
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(folder):
+            if entry.name not in used:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
