@@ -29,6 +29,8 @@ DEFAULTS = {
     "CONTENTS_FOLD": 1000,
     "CONTENTS_PART": 600,
     "ALIGN_ROWS": 300,  # rows of a side-by-side section per part (section 7: 1,500)
+    "RULE_PAGE_FOLD": 400,  # a rule page with more clauses than this (702) shows them in parts of
+    "RULE_PAGE_PART": 200,  # about this many
     "PAGE_CACHE": True,  # keep each page once per generation, in memory and on disk (web/pagecache.py)
     "PAGE_CACHE_DIR": None,  # default: HOME/page-cache, shared by the worker processes
     "PAGE_CACHE_DISK_BYTES": pagecache.DISK_BYTES,

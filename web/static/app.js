@@ -235,6 +235,25 @@
     });
   });
 
+  // -- a rule page in parts (702): an anchor to a clause of another part opens that part ---------------
+  var ranges = $$("nav.parts a[data-first]");
+  if (ranges.length && location.hash.length > 1) {
+    var wanted = decodeURIComponent(location.hash.slice(1));
+    var order = function (a, b) {  // clause ids in rules order: 702.9 < 702.19 < 702.19b < 702.19z < 702.19aa
+      var x = a.match(/\d+|[a-z]+/g) || [], y = b.match(/\d+|[a-z]+/g) || [];
+      for (var i = 0; i < Math.min(x.length, y.length); i++) {
+        var nx = /^\d/.test(x[i]), ny = /^\d/.test(y[i]);
+        var d = nx && ny ? +x[i] - +y[i] : nx !== ny ? (nx ? -1 : 1) : x[i].length - y[i].length || (x[i] < y[i] ? -1 : x[i] > y[i] ? 1 : 0);
+        if (d) return d;
+      }
+      return x.length - y.length;
+    };
+    if (!document.getElementById(wanted)) {
+      var home = ranges.filter(function (a) { return order(a.dataset.first, wanted) <= 0 && order(wanted, a.dataset.last) <= 0; })[0];
+      if (home) location.replace(home.href.split("#")[0] + "#" + encodeURIComponent(wanted));
+    }
+  }
+
   // -- print everything, folded parts included ---------------------------------------------------------
   var closed = [];
   window.addEventListener("beforeprint", function () {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from flask import Blueprint, abort, current_app, redirect, request, url_for
+from flask import Blueprint, abort, current_app, redirect, url_for
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
@@ -89,13 +89,14 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
         rows = generation().cached(
             ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section)
         )
-        ctx = {**ctx, "section": section, **_section_part(rows, section, arg("part", max_len=10) or None)}
+        page = f"/align/{game}/{va.lang}/{va.label}/{vb.lang}/{vb.label}"
+        ctx = {**ctx, "section": section, **_section_part(rows, page, section, arg("part", max_len=10) or None)}
     return ctx
 
 
-def _section_part(rows: list[dict], section: str, part: str | None) -> dict:
+def _section_part(rows: list[dict], page: str, section: str, part: str | None) -> dict:
     """One part of a section's side-by-side text when it is long (section 7: 1,500 rows, 1 MB), or all of it."""
-    url = f"{request.path}?section={section}&"
+    url = f"{page}?section={section}&"
     parts = paging.parts(
         rows, lambda r: r.get("b_rule") or r.get("a_rule") or "", current_app.config["ALIGN_ROWS"], url
     )

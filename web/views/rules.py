@@ -8,7 +8,7 @@ from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
 from kb.versions import align, editions
 from kb.versions import history as lineage
-from web import moved, rulepage, services, toc, updates
+from web import moved, paging, rulepage, services, toc, updates
 from web.fold import fold_history, runs
 from web.pages import (
     RuleNotHere,
@@ -209,7 +209,25 @@ def clause(game: str, lang: str, label: str, rule: str):
         v = max(found, key=lambda pair: (not pair[0].partial, pair[0].sort_date))[0]
     else:
         v = version(game, lang, label)
-    return generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
+    ctx = generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
+    return _clauses_part(ctx, arg("part", max_len=10) or None)
+
+
+def _clauses_part(ctx: dict, part: str | None) -> dict:
+    """A rule page with more clauses than RULE_PAGE_FOLD (702: 750, 330-400 KB) shows them a part at a time,
+    each part whole clauses with their sub-clauses; ``part=all`` shows every one."""
+    below = ctx["descendants"]
+    config = current_app.config
+    if len(below) <= config["RULE_PAGE_FOLD"]:
+        return ctx
+    parts = paging.parts(below, lambda d: d["rule"], config["RULE_PAGE_PART"], ctx["canonical"] + "?")
+    if part == "all":
+        return {**ctx, "clause_parts": parts, "part": "all"}
+    chosen = paging.choose(parts, part)
+    if chosen is None:
+        abort(404, description=f"{ctx['rule']} のページに部分 {part!r} はありません")
+    shown = below[chosen["start"] : chosen["end"]]
+    return {**ctx, "descendants": shown, "clause_parts": parts, "part": chosen["key"]}
 
 
 def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:
