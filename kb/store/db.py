@@ -167,6 +167,7 @@ class Store:
         self.writable = writable
         self._versions_cache: list[VersionInfo] | None = None
         self.memo: dict[str, Any] = {}  # values derived from the contents (kb.versions.editorial's word counts)
+        self._tables: set[str] = set()
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod
@@ -547,10 +548,15 @@ class Store:
 
     def has_table(self, name: str) -> bool:
         """True when the store has table ``name`` (derived tables are made by later build steps)."""
-        return (
+        if name in self._tables:
+            return True
+        found = (
             self.conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)).fetchone()
             is not None
         )
+        if found and not self.writable:  # read-only: it stays (asked before every lineage link read)
+            self._tables.add(name)
+        return found
 
     def rules(self, version: VersionInfo | int) -> list[str]:
         """The ids a version holds, in document order."""
