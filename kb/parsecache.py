@@ -20,7 +20,7 @@ import tempfile
 import zlib
 from collections import deque
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,55 +77,54 @@ def default_workers() -> int:
 def parse_corpus(
     jobs: list[Job], parse: Callable[[bytes, Any], Any], cache: Path | None, workers: int | None = None
 ) -> Iterator[Parsed]:
-    """Each job parsed (``parse(bytes, hints)``, or read back from ``cache``), in the order given."""
+    """Each job parsed (``parse(bytes, hints)``), or read back from ``cache``, in the order given.
+
+    What the cache holds is read here; the rest is parsed in ``workers`` processes, at most two jobs
+    each ahead of the caller (bounded memory)."""
     workers = default_workers() if workers is None else workers
     folder = cache / PARSED if cache is not None else None
-    used: set[str] = set()
-    if workers <= 1 or len(jobs) < 4:
-        for job in jobs:
-            parsed, key = _parse(job, parse, folder)
-            used.add(key)
-            yield parsed
-    else:
-        yield from _in_workers(jobs, parse, folder, workers, used)
+    keys = [_key(job)[0] for job in jobs]
+    todo = deque(i for i, key in enumerate(keys) if folder is None or not (folder / key).is_file())
+    pool = None
+    if workers > 1 and len(todo) >= 4:
+        import multiprocessing
+
+        context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+        pool = ProcessPoolExecutor(workers, mp_context=context)
+    pending: dict[int, Future] = {}
+    try:
+        for i, job in enumerate(jobs):
+            while pool is not None and todo and len(pending) < 2 * workers:
+                n = todo.popleft()
+                pending[n] = pool.submit(_parse, jobs[n], parse, folder)
+            if i in pending:
+                yield pending.pop(i).result()  # a parse error is raised here, at its file and line
+                continue
+            kept = _load(folder / keys[i]) if folder is not None else None
+            yield kept if kept is not None else _parse(job, parse, folder)
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
     if folder is not None:
-        _forget_all_but(folder, used)
+        _forget_all_but(folder, set(keys))
 
 
-def _in_workers(jobs: list[Job], parse, folder: Path | None, workers: int, used: set[str]) -> Iterator[Parsed]:
-    """Parse in ``workers`` processes, at most two jobs each ahead of the caller (bounded memory)."""
-    import multiprocessing
-
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        pending: deque = deque()
-        todo = iter(jobs)
-        for job in todo:
-            pending.append(pool.submit(_parse, job, parse, folder))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            parsed, key = pending.popleft().result()  # a parse error is raised here, at its file and line
-            used.add(key)
-            next_job = next(todo, None)
-            if next_job is not None:
-                pending.append(pool.submit(_parse, next_job, parse, folder))
-            yield parsed
-
-
-def _parse(job: Job, parse, folder: Path | None) -> tuple[Parsed, str]:
+def _key(job: Job) -> tuple[str, str, bytes]:
+    """(cache key, sha256, bytes) of a job: its bytes, overrides, hints, name and the parser code."""
     job.hints.path = job.display
     data = read_input(job.path, job.display)
     sha = hashlib.sha256(data).hexdigest()
     hints = {k: v for k, v in sorted(vars(job.hints).items()) if k != "encoding"}
-    key = hashlib.sha256(json.dumps([sha, job.options, hints, parser_version()]).encode()).hexdigest()
-    if folder is not None and (kept := _load(folder / key)) is not None:
-        return kept, key
-    result = parse(data, job.hints)
-    parsed = Parsed(job.display, sha, job.options, job.hints.encoding, result)
+    return hashlib.sha256(json.dumps([sha, job.options, hints, parser_version()]).encode()).hexdigest(), sha, data
+
+
+def _parse(job: Job, parse, folder: Path | None) -> Parsed:
+    key, sha, data = _key(job)
+    parsed = Parsed(job.display, sha, job.options, "", parse(data, job.hints))
+    parsed.encoding = job.hints.encoding
     if folder is not None:
         _save(folder / key, parsed)
-    return parsed, key
+    return parsed
 
 
 def _load(path: Path) -> Parsed | None:
