@@ -3,6 +3,7 @@
     python bench/web.py [--home DIR] [--rounds 3]                 # page kinds (default)
     python bench/web.py --load [--clients 50] [--duration 30] [--home DIR] [--threads 8]
     python bench/web.py --load --kinds clause,diff,contents,align --unique-pages --baseline
+    python bench/web.py --hits --home DIR          # CPU of one repeated page in the app, page cache on/off
 
 Page kinds (``bench/webpages.py``): the server runs in its own process on the full KB (``--home``,
 else ``$RULEKB_HOME``, else the bundled corpus built into a temporary home); each round starts a new
@@ -194,7 +195,14 @@ def main() -> None:
     ap.add_argument("--kinds", default="search,clause,diff", help="page kinds to ask for (comma-separated)")
     ap.add_argument("--baseline", action="store_true", help="first the same load with the page cache off")
     ap.add_argument("--no-warm", action="store_true", help="skip the pass that asks every URL once before the load")
+    ap.add_argument("--hits", action="store_true", help="CPU per repeated page in this process, page cache on and off")
     args = ap.parse_args()
+    if args.hits:
+        home = Path(args.home or os.environ.get("RULEKB_HOME", ""))
+        if not (home / "current").exists():
+            raise SystemExit("--hits needs a built home: --home DIR or RULEKB_HOME")
+        hits(home)
+        return
     if not args.load:
         from webpages import run_pages  # bench/webpages.py, beside this script
 
@@ -215,6 +223,49 @@ def main() -> None:
     finally:
         if not args.home:
             shutil.rmtree(home, ignore_errors=True)
+
+
+HIT_PAGES = ["/mtg/en/20260116/509.1c", "/mtg/ja/20260116.0/", "/diff/mtg/en/20240607/20250207", "/versions"]
+
+
+def hits(home: Path, repeat: int = 500) -> None:
+    """The CPU one repeated page costs the app (WSGI, brotli accepted), the page cache off (the baseline:
+    Flask answers from its per-generation caches) and on; medians of 5 runs of ``repeat`` requests."""
+    import io
+
+    from web import create_app
+
+    def call(app, url: str) -> None:
+        path, _, query = url.partition("?")
+        env = {
+            "REQUEST_METHOD": "GET",
+            "PATH_INFO": path,
+            "QUERY_STRING": query,
+            "SERVER_NAME": "bench",
+            "SERVER_PORT": "80",
+            "SERVER_PROTOCOL": "HTTP/1.1",
+            "wsgi.url_scheme": "http",
+            "wsgi.input": io.BytesIO(),
+            "HTTP_ACCEPT_ENCODING": "br",
+        }
+        b"".join(app.wsgi_app(env, lambda status, headers, exc_info=None: None))
+
+    print(f"{home}; {repeat} requests x 5 per page; load average {os.getloadavg()[0]:.1f}")
+    print(f"\n{'page':34} {'cache off us':>12} {'on us':>8} {'off/on':>7}")
+    with tempfile.TemporaryDirectory(prefix="rulekb-bench-hits-") as pages_dir:
+        apps = [create_app(home, {"WARMUP": False, "PAGE_CACHE": on, "PAGE_CACHE_DIR": pages_dir}) for on in (0, 1)]
+        for url in HIT_PAGES:
+            per = []
+            for app in apps:
+                call(app, url)  # computed once: what follows are hits
+                runs = []
+                for _ in range(5):
+                    t = time.process_time()
+                    for _ in range(repeat):
+                        call(app, url)
+                    runs.append((time.process_time() - t) / repeat * 1e6)
+                per.append(statistics.median(runs))
+            print(f"{url:34} {per[0]:12.0f} {per[1]:8.0f} {per[0] / per[1]:7.1f}")
 
 
 def run(home: Path, args: argparse.Namespace, config: dict) -> tuple[float, int]:

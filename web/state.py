@@ -21,9 +21,10 @@ log = logging.getLogger(__name__)
 # Computed pages kept per generation (a generation never changes once swapped in). Whole-version
 # pages (diffs, alignments, contents, glossary) can weigh megabytes: few of them; clauses and
 # search results are small: many.
-# (Rendered pages are kept by web.pagecache, by URL.)
 HEAVY = {"diff", "align", "contents", "contents-html", "contents-outline", "glossary", "tests"}
-CACHE_SIZES = {"heavy": 32, "light": 4096}
+HEAVY |= {f"page-{kind}" for kind in HEAVY}
+# Rendered pages ("page-<view>", keyed by URL) when web.pagecache is off: a clause page weighs some 30 KB.
+CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
 
 
 _UNSET = object()
@@ -97,7 +98,7 @@ class Generation:
 
     def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
         """Compute once per generation (least recently used entries dropped first)."""
-        kind = "heavy" if key[0] in HEAVY else "light"
+        kind = "heavy" if key[0] in HEAVY else "pages" if key[0].startswith("page-") else "light"
         cache = self._caches[kind]
         with self._lock:
             if key in cache:

@@ -75,7 +75,9 @@ def _contents_part(ctx: dict, v: VersionInfo, part: str) -> dict:
     or folded by section: each part listed with its size and loaded when opened."""
     config = current_app.config
     nodes = ctx["nodes"]
-    parts = toc.parts(nodes, ctx["canonical"], config["CONTENTS_PART"])
+    parts = generation().cached(
+        ("contents-parts", v.id), lambda: toc.parts(nodes, ctx["canonical"], config["CONTENTS_PART"])
+    )
     ctx = {**ctx, "query": "", "parts": parts, "part": part or None, "folded": False, "entries": len(nodes)}
     if part == "all" or (not part and len(nodes) <= config["CONTENTS_FOLD"]):
         return {**ctx, "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(nodes))}
