@@ -141,6 +141,7 @@ def test_writes_are_atomic_under_concurrent_workers(home):
         path, _, query = url.partition("?")
         stored = disk.get(gen.identity, page_key(gen.identity, path, query))
         assert stored is not None and stored[1] == next(iter(bodies[url]))
+        assert not [k for k, _ in stored[0] if k.lower() in ("date", "content-length")]  # each answer its own
 
 
 def test_a_new_generation_drops_the_pages_of_the_old_one(home):

@@ -238,7 +238,8 @@ class PageCache:
             self._keep(identity, key, headers, b"".join(chunks), time.thread_time() - cpu)
 
     def _keep(self, identity: str, key: str, headers: list, body: bytes, cpu: float) -> None:
-        kept = [(k, v) for k, v in headers if k.lower() != "content-length"]
+        # the length goes with each answer, the date is the answer's own (the server adds it)
+        kept = [(k, v) for k, v in headers if k.lower() not in ("content-length", "date")]
         self._remember(key, (kept, body))
         if self.disk is not None and cpu >= self.disk_min_cpu and self.disk.put(identity, key, kept, body):
             self.stats["stored"] += 1
