@@ -149,8 +149,9 @@ def _measure(home: Path, rounds: int) -> None:
             finally:
                 proc.terminate()
                 proc.wait(timeout=30)
-            # a second worker process: its first request of each page, which the first one computed
-            proc, port, _ = _serve(home, False, pages)
+            # a second worker process (warmed up too, as every worker of `rulekb serve` is): its first request
+            # of each page, which the first one computed
+            proc, port, _ = _serve(home, True, pages)
             try:
                 for kind, url in PAGES:
                     other[kind].append(_get(port, url)[0])

@@ -132,3 +132,18 @@ def test_the_whole_of_a_large_diff_is_streamed_and_equals_its_parts(home, monkey
     assert shown == len(get(client, "/api" + url + "?part=all").get_json()["changes"])
     again = get(client, url + "?part=all")  # kept whole once streamed: the next one comes from the cache
     assert again.get_data(as_text=True) == at_once and client.application.wsgi_app.app.stats["memory"] >= 1
+
+
+def test_a_rule_of_many_changes_comes_in_runs_of_whole_clauses(home, monkeypatch):
+    monkeypatch.setattr(diffview, "LARGE", 2)  # section 5 by rule ...
+    monkeypatch.setattr(diffview, "PART_MAX", 2)  # ... and rule 509 in runs of at most two changes
+    client = create_app(home, {"WARMUP": False}).test_client()
+    url = "/diff/mtg/en/20231117/20240607"
+    summary = get(client, "/api" + url).get_json()
+    runs = [p for p in summary["parts"] if p["key"].startswith("509-")]
+    assert len(runs) >= 2 and all(p["total"] <= 2 or "-" in p["title"] for p in runs)
+    shown = [c for p in summary["parts"] for c in get(client, "/api" + p["url"]).get_json()["changes"]]
+    assert sorted(map(repr, shown)) == sorted(map(repr, get(client, "/api" + url + "?part=all").get_json()["changes"]))
+    for p in runs:
+        rules = [c["new_rule"] or c["old_rule"] for c in get(client, "/api" + p["url"]).get_json()["changes"]]
+        assert p["title"].endswith(f"({rules[0]} – {rules[-1]})")
