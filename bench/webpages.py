@@ -42,7 +42,7 @@ PAGES = [
     ("diff 2024→2025", "/diff/mtg/en/20240607/20250207"),
     ("diff 2008→2026", "/diff/mtg/en/20081001/20260116"),
     ("diff 1999→2026", "/diff/mtg/en/19990423/20260116"),
-    ("diff part (rule 702)", "/diff/mtg/en/20081001/20260116?part=702"),
+    ("diff part (702, 1st run)", "/diff/mtg/en/20081001/20260116?part=702-1"),
     ("align ja↔en", "/align/mtg/ja/20260116.0/en/20260116"),
     ("align section 7", "/align/mtg/ja/20260116.0/en/20260116?section=7"),
     ("contents ja", "/mtg/ja/20260116.0/"),

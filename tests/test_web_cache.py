@@ -180,3 +180,17 @@ def test_an_unwritable_cache_directory_turns_the_disk_off_and_pages_still_answer
     cache = app.wsgi_app.app
     assert cache.disk.broken and cache.stats["stored"] == 0
     assert client.get(PAGES[0]).status_code == 200 and cache.stats["memory"] == 1
+
+
+def test_a_second_worker_warms_up_for_real_though_the_first_kept_the_pages(tmp_path):
+    home = make_generation(tmp_path / "home", index=True)
+    first = create_app(home, {"PAGE_CACHE_MIN_CPU": 0.0})  # warms up, keeps its pages on disk
+    assert first.extensions["rulekb"].warmed.wait(120)
+    assert first.wsgi_app.app.stats["stored"] > 0
+    second = create_app(home, {"PAGE_CACHE_MIN_CPU": 0.0})
+    assert second.extensions["rulekb"].warmed.wait(120)
+    gen = second.extensions["rulekb"].current()
+    cached = {key[0] for kind in gen._caches.values() for key in kind}
+    assert {"search", "glossary", "contents"} <= cached  # computed here, not read from the first one's files
+    assert type(gen._searcher).__name__ == "Searcher"  # the index is open
+    assert second.wsgi_app.app.stats["disk"] == 0

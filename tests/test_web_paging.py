@@ -147,3 +147,5 @@ def test_a_rule_of_many_changes_comes_in_runs_of_whole_clauses(home, monkeypatch
     for p in runs:
         rules = [c["new_rule"] or c["old_rule"] for c in get(client, "/api" + p["url"]).get_json()["changes"]]
         assert p["title"].endswith(f"({rules[0]} – {rules[-1]})")
+    moved = client.get(url + "?part=509")  # the rule's address from before it came in runs: its first run
+    assert moved.status_code == 302 and moved.headers["Location"].endswith(runs[0]["url"])

@@ -36,6 +36,7 @@ DISK_BYTES = 512 * 1024 * 1024
 DISK_MIN_CPU = 0.03  # seconds of CPU a page took: cheaper pages are not worth a file
 _MAGIC = b"rulekb-page 1\n"
 GEN_KEY = "rulekb.generation"  # environ: the generation this request reads (web.pages.generation)
+REFRESH = "rulekb.refresh"  # environ: compute the page even when it is kept (web.warmup)
 
 
 class DiskCache:
@@ -168,7 +169,8 @@ class PageCache:
         identity = gen.identity
         self._forget_older(identity)
         key = page_key(identity, environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", ""))
-        hit = self._lookup(identity, key)
+        # the warm-up computes its pages whatever is kept: what it is for is what computing them loads
+        hit = None if environ.get(REFRESH) else self._lookup(identity, key)
         if hit is not None:
             return self._answer(hit, environ, start_response)
         self.stats["miss"] += 1

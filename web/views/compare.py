@@ -56,6 +56,9 @@ def diff(game: str, lang: str, old: str, new: str):
     if part is None:
         return base
     if part != "all" and part not in {p["key"] for p in base["parts"]}:
+        runs = [p for p in base["parts"] if p["key"].startswith(f"{part}-")]
+        if runs:  # a rule of many changes comes in runs (``702-1``): its first
+            return redirect(runs[0]["url"])
         abort(404, description=f"この差分に節 {part!r} の変更はありません")
     return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part))
 
