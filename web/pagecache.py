@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 MEMORY_BYTES = 64 * 1024 * 1024
 DISK_BYTES = 512 * 1024 * 1024
-DISK_MIN_CPU = 0.03  # seconds of CPU a page took: cheaper pages are not worth a file
+DISK_MIN_CPU = 0.05  # seconds of CPU a page took: cheaper ones (most clause pages, 15-30 ms) are not worth a file
 _MAGIC = b"rulekb-page 1\n"
 GEN_KEY = "rulekb.generation"  # environ: the generation this request reads (web.pages.generation)
 REFRESH = "rulekb.refresh"  # environ: compute the page even when it is kept (web.warmup)
