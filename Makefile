@@ -6,7 +6,7 @@ HOST ?= 127.0.0.1
 PORT ?= 5000
 export RULEKB_HOME ?= $(CURDIR)/.rulekb
 
-.PHONY: run test bench lint browser-deps clean
+.PHONY: run test test-fast bench lint browser-deps clean
 
 AXE_VERSION := 4.14.1
 AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
@@ -40,6 +40,13 @@ test: $(BIN)/rulekb browser-deps $(AXE)
 	$(BIN)/ruff check kb ingest web tests bench
 	$(BIN)/ruff format --check kb ingest web tests bench
 	$(BIN)/python -m pytest -n 2 --dist loadfile
+
+## Lint, then the tests without a browser, the whole corpus or a heavy fixture (markers `browser`, `slow`,
+## `heavy`): a check in under a minute on 2 cores. `make test` stays the full run.
+test-fast: $(BIN)/rulekb
+	$(BIN)/ruff check kb ingest web tests bench
+	$(BIN)/ruff format --check kb ingest web tests bench
+	$(BIN)/python -m pytest -m "not browser and not slow and not heavy" -n 2 -q
 
 bench: $(BIN)/rulekb
 	$(BIN)/python bench/ingest.py

@@ -26,9 +26,9 @@ from kb.store import Store  # noqa: E402
 from kb.versions import diffparts, history, lineage, order  # noqa: E402
 from kb.versions.compare import diff_versions  # noqa: E402
 
-SHARED = ROOT.parent / "shared"
+CORPUS = ROOT / "corpus"  # the bundled texts
 JAPANESE = [
-    SHARED / "seeds" / n
+    CORPUS / n
     for n in (
         "000_69c867f839c48ea8.txt",
         "003_1192bed475bff8cb.txt",
@@ -42,7 +42,7 @@ HISTORY_RULES = ["732", "732.1", "509.3a", "702.91a", "100.1", "704.5a"]
 
 def make_store(path: Path) -> Store:
     store = Store.create(str(path))
-    files = sorted((SHARED / "corpora" / "cr-en").glob("*.txt")) + JAPANESE
+    files = sorted((CORPUS / "cr-en").glob("*.txt")) + JAPANESE
     for p in files:
         store.add(parse_file(str(p)), path=str(p), sha256=hashlib.sha256(p.read_bytes()).hexdigest())
     order.place_undated(store)

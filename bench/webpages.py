@@ -50,6 +50,14 @@ PAGES = [
     ("… its whole (part=all)", "/diff/mtg/ja/5.5.0.0/20260116.0?part=all"),
     ("diff 1999→2026 whole", "/diff/mtg/en/19990423/20260116?part=all"),
     ("article", "/articles"),
+    # issue 24: Japanese rule pages (each clause beside its English, terms linked), its pages and history
+    ("rule page ja 509", "/mtg/ja/20260116.0/509"),
+    ("rule page ja 702", "/mtg/ja/20260116.0/702"),
+    ("history ja (English lineage)", "/history/mtg/ja/300.3?version=5.5.0.0"),
+    ("stale references", "/mtg/ja/20260116.0/references"),
+    ("glossary term", "/glossary/mtg/ja/%E6%8E%A5%E6%AD%BB"),
+    ("releases", "/releases"),
+    ("diff side by side", "/diff/mtg/en/20250725/20250919?view=side"),
 ]
 DIFFS = {k for k, url in PAGES if url.startswith("/diff/")}  # 600 ms
 WHOLE = {k for k, url in PAGES if url.endswith("part=all")}  # the whole of a long page, asked for: any size

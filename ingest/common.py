@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from bisect import bisect_right
 from dataclasses import dataclass
 
@@ -109,25 +110,43 @@ _PAIR_SLASH = re.compile(r"「([^「」／/]{1,60})[／/]\s*([A-Za-z][^「」]{0
 _PAIR_PAREN = re.compile(r"([\u3040-\u30ff\u4e00-\u9fff・ー]{2,30})[（(]([A-Z][A-Za-z' \-]{1,60})[）)]")
 
 
+_BRACKETS = ("[]", "{}", "()", "「」", "『』", "〔〕", "《》")
+_NOT_A_NAME = {"a", "an", "the", "one", "that", "this", "its", "their"}  # "その/the", "1枚/a": grammar, not terms
+
+
+def is_term_pair(ja: str, en: str) -> bool:
+    """Whether a harvested pair names something: each side closes every bracket it opens (the slash of
+    "[P/T]" or "{W/B}" is part of a symbol, not the divider of a pair) and the English is more than an
+    article or pronoun."""
+    for side in (ja, en):
+        s = unicodedata.normalize("NFKC", side)
+        if any(s.count(o) != s.count(c) for o, c in _BRACKETS):
+            return False
+    return en.strip().casefold() not in _NOT_A_NAME
+
+
 def harvest_terms(text: str, rule: str = "", line: int = 0) -> list[Term]:
     """Bilingual pairs written in running text: 「日本語／English」 and 日本語（English）."""
     terms = []
     for m in _PAIR_SLASH.finditer(text):
         # "「[クリーチャー]がブロックするたび、／Whenever [a creature] blocks,」": drop the clause comma on both sides
         ja, en = m.group(1).strip().rstrip("、，,"), m.group(2).strip().rstrip(",")
-        terms.append(Term(term=ja, english=en, rule=rule, source="inline", line=line))
+        if is_term_pair(ja, en):
+            terms.append(Term(term=ja, english=en, rule=rule, source="inline", line=line))
     for m in _PAIR_PAREN.finditer(text):
-        terms.append(Term(term=m.group(1), english=m.group(2).strip(), rule=rule, source="inline", line=line))
+        if is_term_pair(m.group(1), m.group(2)):
+            terms.append(Term(term=m.group(1), english=m.group(2).strip(), rule=rule, source="inline", line=line))
     return terms
 
 
+_OWN_ID = re.compile(rf"^(?:{ruleid.ID_IN_TEXT}(?:\.[ \u3000]*|[ \u3000]+))+")
 _TITLE_PAIR = re.compile(r"^(?P<ja>[^／/「」。]{1,40}?)\s*[／/]\s*(?P<en>[A-Za-z][A-Za-z0-9'’ ,!\-]{0,60})$")
 
 
 def title_pair(title: str, rule: str = "", line: int = 0) -> Term | None:
     """The pair a heading names itself by: ``702.21. 護法／Ward`` -> 護法 / Ward."""
-    m = _TITLE_PAIR.match(title.strip())
-    if not m:
+    m = _TITLE_PAIR.match(_OWN_ID.sub("", title.strip()))  # a name never starts with a clause number
+    if not m or not is_term_pair(m.group("ja"), m.group("en")):
         return None
     return Term(term=m.group("ja").strip(), english=m.group("en").strip(), rule=rule, source="heading", line=line)
 

@@ -30,7 +30,7 @@ from functools import lru_cache
 from ingest.common import Hints
 from ingest.glossary_en import EXAMPLE, RULE_LINE, Lines, indent, read_glossary
 from kb import ruleid
-from kb.model import MONTHS, Diagnostic, ParsedVersion, ParseResult, RuleNode
+from kb.model import JAPANESE_CHAR, MONTHS, Diagnostic, ParsedVersion, ParseResult, RuleNode
 
 NAME = "cr-en"
 PROVENANCE = "official"
@@ -51,7 +51,6 @@ _EFFECTIVE = re.compile(
 )
 _FILE_DATE = re.compile(r"(?<!\d)(\d{4})[-_ .]?(\d{2})[-_ .]?(\d{2})(?!\d)")
 _SENTENCE_END = tuple(".:;!?)]\"”’'")
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _SNIFF_CLAUSE = re.compile(r"^\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\.? +[A-Z\"“]", re.M)
 _MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 
@@ -59,7 +58,7 @@ _MONTHS = {m: i for i, m in enumerate(MONTHS, 1)}
 def sniff(text: str, filename: str = "") -> float:
     """High for an English Comprehensive Rules text; 0 for Japanese text or text without clauses."""
     head = text[:30000]
-    if len(_JAPANESE.findall(head)) > 0.02 * max(1, len(head)):
+    if len(JAPANESE_CHAR.findall(head)) > 0.02 * max(1, len(head)):
         return 0.0
     clauses = len(_SNIFF_CLAUSE.findall(text[:300000]))
     if clauses < 3:
@@ -84,7 +83,7 @@ def parse(text: str, hints: Hints) -> ParseResult:
         )
         return result
     sample = "\n".join(lines[first : first + 200])
-    if len(_JAPANESE.findall(sample)) > 0.05 * len(sample):
+    if len(JAPANESE_CHAR.findall(sample)) > 0.05 * len(sample):
         result.diagnostics.append(
             Diagnostic(path, first + 1, "no clauses found: the rules are in Japanese, not English (try --format cr-ja)")
         )

@@ -335,6 +335,8 @@ def _title_from_text(node: RuleNode) -> None:
     text = node.text
     if not (ruleid.is_clause(node.rule) and not node.rule[-1].isalpha() and text and not node.examples):
         return
+    if text.startswith(node.rule + "."):  # "702.189. 702.189. 火の技／Firebending": the id printed twice
+        text = text[len(node.rule) + 1 :].lstrip(" \u3000")
     named = title_pair(text) is not None  # a 日本語／English name, however long or exclaimed
     short = len(text) <= 40 and "。" not in text and not text.endswith(_SENTENCE_END)
     if "\n" not in text and (named or short):

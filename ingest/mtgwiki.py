@@ -22,7 +22,7 @@ from bs4 import BeautifulSoup, Tag
 from ingest.common import Hints, find_references, harvest_terms
 from ingest.htmltext import clean, flatten
 from kb import ruleid
-from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Section
+from kb.model import Article, ParsedVersion, ParseResult, RuleNode, Section, has_japanese
 
 NAME = "mtgwiki"
 PROVENANCE = "wiki-quote"
@@ -41,7 +41,6 @@ _JA_EN = re.compile(
     r"([\u3040-\u30ff\u4e00-\u9fff々ー・0-9０-９]+)(?:[(（]([\u3040-\u309fー]+)[)）])?"
     r"/([A-Z][A-Za-z'’\-]*(?:[ ,]+[A-Za-z][A-Za-z'’\-]*)*)"
 )
-_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 @dataclass
@@ -62,7 +61,7 @@ def sniff(text: str, filename: str = "") -> float:
         if "mw-parser-output" not in text and "firstHeading" not in text:
             return 0.0
         return 0.95 if re.search(r"(?i)MTG ?Wiki|mtgwiki", text) else 0.5
-    if text.lstrip().startswith("#author(") or "[[" in head or not _JA.search(head):
+    if text.lstrip().startswith("#author(") or "[[" in head or not has_japanese(head):
         return 0.0
     lines = text.split("\n")
     score = 0.0

@@ -23,7 +23,7 @@ from bs4 import BeautifulSoup, Comment, Tag
 
 from ingest.common import Hints, find_references, harvest_terms
 from ingest.htmltext import clean, flatten
-from kb.model import Diagnostic, ParsedVersion, ParseResult, Reference, RuleNode, Term
+from kb.model import Diagnostic, ParsedVersion, ParseResult, Reference, RuleNode, Term, has_japanese
 
 NAME = "viewer"
 PROVENANCE = "viewer"
@@ -40,7 +40,6 @@ _CLAUSE = re.compile(r"^(?:[-•・*]\s*)?([1-9]\d{2}\.\d{1,3}[a-z]{0,2})\.?(?:\
 _EXAMPLE = re.compile(r"^例\s*[：:]\s*")
 # A version label written on the page: "総合ルール 20231117.0", "Ver. 20231117.0", "バージョン：20231117.0"
 _VERSION = re.compile(r"(?:(?:総合ルール|[Vv]er(?:sion)?\.?|バージョン)\s*[：:]?|和訳)\s*(\d{8}\.\d{1,2})(?!\d)")
-_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _CLAUSE_LINE = re.compile(r"^[-•・*]\s*[1-9]\d{2}\.\d{1,3}[a-z]{0,2}\s+\S", re.M)
 
 
@@ -53,12 +52,12 @@ def sniff(text: str, filename: str = "") -> float:
         ids = len(re.findall(r"id=[\"'](?:R|rule-)?[1-9]\d{2}\.?\d{1,3}[a-z]{0,2}[\"']", text))
         if _MARK in text:
             return 0.95
-        return 0.6 if ids >= 3 and _JA.search(text) else 0.0
+        return 0.6 if ids >= 3 and has_japanese(text) else 0.0
     if "引用：総合ルール" in text or text.lstrip().startswith("#author("):
         return 0.0
     first = text.lstrip().split("\n", 1)[0].strip()
     clause_lines = [m.group(0) for m in _CLAUSE_LINE.finditer(text)]
-    japanese = sum(1 for line in clause_lines if _JA.search(line))
+    japanese = sum(1 for line in clause_lines if has_japanese(line))
     if first == _MARK:
         return 0.95 if clause_lines else 0.6
     if japanese >= 3 and japanese >= 0.8 * len(clause_lines):

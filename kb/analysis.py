@@ -32,7 +32,6 @@ BUILTIN_VOCAB = _wordlist(
     "サブタイプ キーワード カウンター アクティブ デッキ ゲーム ルール メイン コンバット トランプル"
 )
 
-_JA_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _KATA_RUN = re.compile(r"^[\u30a1-\u30fa\u30fc\u30fb]+$")
 _KANA_ONLY = re.compile(r"^[\u3041-\u3096\u30a1-\u30fa\u30fc\u30fb\s]+$")
 _COMBINING_MARKS = {"\u3099", "\u309a", "\uff9e", "\uff9f", "\u309b", "\u309c"}

@@ -22,14 +22,15 @@ from pathlib import Path
 
 import ingest
 from ingest.common import Hints
+from kb import ruleid
 from kb.errors import InputError, StoreError
 from kb.home import INDEX_DIR, STORE_FILE, Home
-from kb.model import PROVENANCES, Progress
+from kb.model import PROVENANCES, ParsedVersion, Progress
 from kb.parsecache import CACHE_DIR, Job, Parsed, default_workers, parse_corpus
 from kb.search import index, semantic
 from kb.store import Store
 from kb.textio import read_input
-from kb.versions import align, editions, editorial, lineage, order
+from kb.versions import align, editions, editorial, lineage, order, staleref
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -180,25 +181,36 @@ def add_parsed(store: Store, parsed: Parsed, *, replace: bool = False) -> Ingest
     )
     for v in result.versions:
         eff = f", effective {v.effective.isoformat()}" if v.effective else ""
-        part = (
-            f", partial (ends early at line {v.truncated_at})" if v.truncated_at else ", partial" if v.partial else ""
-        )
+        part = f", partial ({where_it_ends(v)})" if v.truncated_at else ", partial" if v.partial else ""
         report.versions.append(f"{v.game}/{v.lang}/{v.label}{eff}{part}")
         report.clauses += sum(1 for n in v.nodes if "." in n.rule)
     report.articles = [a.title for a in result.articles]
     return report
 
 
+def where_it_ends(v: ParsedVersion) -> str:
+    """Where a cut-off text stops, by rule: "ends early in rule 410, inside 410.8 (line 1)" (the line alone
+    says nothing of a text written on one line)."""
+    last = v.nodes[-1] if v.nodes else None
+    parsed = ruleid.parse(last.rule) if last is not None else None
+    if parsed is None:
+        return f"ends early at line {v.truncated_at}"
+    rule = str(parsed[1]) if parsed[1] is not None else last.rule
+    inside = f", {'inside' if last.truncated else 'after'} {last.rule}" if last.rule != rule else ""
+    return f"ends early in rule {rule}{inside} (line {v.truncated_at})"
+
+
 def derive(store: Store, progress: Progress | None = None) -> dict:
     """What the store derives from its texts: dates of undated versions, the English edition each
-    translation renders, the lineage of every clause across editions, and each translation's
-    alignment with its edition."""
+    translation renders, the lineage of every clause across editions, each translation's alignment
+    with its edition, and the references a translation prints with an outdated number."""
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
     stats["words"] = editorial.keep_vocabulary(store)  # read by every diff and history, here and later
     stats["lineage"] = lineage.build(store, progress, workers=default_workers())
     stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
+    stats["stale_references"] = staleref.precompute(store)  # read against those alignments
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
     return stats
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 
 import click
 
 from kb import ruleid
 from kb.clierrors import existing_paths, handles_errors
-from kb.errors import NotFound, RulekbError
+from kb.errors import RulekbError
 from kb.home import Home
 
 GAME = click.Choice(["mtg", "dm"])
@@ -45,9 +46,10 @@ def _store(ctx: click.Context):
 )
 @click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
+@click.option("--json", "as_json", is_flag=True, help="JSON summary on stdout (progress stays on stderr).")
 @click.pass_context
 @handles_errors
-def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> None:
+def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool, as_json: bool) -> None:
     """(Re)build the KB from a corpus manifest; the previous KB serves until the new one is complete."""
     from kb.build import ConsoleProgress, build_kb
 
@@ -55,6 +57,9 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
     stats = build_kb(
         ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log, force=force
     )
+    if as_json:
+        emit_json({**stats, "home": str(ctx.obj.path)})
+        return
     if stats.get("reused"):
         click.echo(
             f"KB up to date: built {stats['built_at']} from the same {stats['documents']} documents and code "
@@ -75,6 +80,7 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool) -> N
 @click.option(
     "--replace", is_flag=True, help="Let a truncated or shorter text replace a whole stored one (refused otherwise)."
 )
+@click.option("--json", "as_json", is_flag=True, help="What each file added, as JSON.")
 @click.pass_context
 @handles_errors
 def ingest(
@@ -85,6 +91,7 @@ def ingest(
     lang: str | None,
     label: str | None,
     replace: bool,
+    as_json: bool,
 ) -> None:
     """Add rule texts or wiki pages to the KB (all or nothing), saying what was detected."""
     from ingest import FORMATS
@@ -98,6 +105,9 @@ def ingest(
         return Hints(format=fmt or "", game=game or "", lang=lang or "", version=label or "")
 
     reports = ingest_files(ctx.obj, list(files), hints_for, progress=ConsoleProgress(), replace=replace)
+    if as_json:
+        emit_json([asdict(r) for r in reports])
+        return
     for r in reports:
         click.echo(r.describe())
         for w in r.warnings:
@@ -105,13 +115,20 @@ def ingest(
 
 
 @cli.command()
-def formats() -> None:
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+def formats(as_json: bool) -> None:
     """List the input formats `ingest --format` accepts."""
     from ingest import FORMATS, format_module
 
+    rows = []
     for name in FORMATS:
         doc = (format_module(name).__doc__ or "").strip().splitlines()
-        click.echo(f"{name:10} {doc[0] if doc else ''}")
+        rows.append({"format": name, "description": doc[0] if doc else ""})
+    if as_json:
+        emit_json(rows)
+        return
+    for r in rows:
+        click.echo(f"{r['format']:10} {r['description']}")
 
 
 @cli.command()
@@ -137,27 +154,6 @@ def versions(ctx: click.Context, game: str | None, lang: str | None, as_json: bo
         )
 
 
-def _resolve_version(store, label: str | None, game: str | None, lang: str | None, rule: str | None = None):
-    """Pick the version a command means from what the user gave."""
-    if label and label != "latest":
-        return store.find_version(label, game, lang)
-    game = game or "mtg"
-    langs = [lang] if lang else ["ja", "en"]
-    for lg in langs:
-        v = store.latest(game, lg)
-        if v is None:
-            continue
-        if rule is None or store.node(v, rule) is not None:
-            return v
-        # The newest version may be a fragment without this rule: take the newest that has it.
-        for cand in reversed(store.versions(game, lg)):
-            if store.node(cand, rule) is not None:
-                return cand
-    raise NotFound(
-        f"no {game} version{'' if not lang else ' in ' + lang} holds {rule}" if rule else f"no {game} versions"
-    )
-
-
 def _rule_arg(raw: str) -> str:
     rule = ruleid.normalize(raw)
     if not ruleid.is_valid(rule, strict_letters=False):
@@ -175,11 +171,15 @@ def _rule_arg(raw: str) -> str:
 @handles_errors
 def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, label: str | None, as_json: bool) -> None:
     """Show one rule or clause with its examples, references, parent and children."""
+    from kb.versions import choice
     from kb.versions.clause import clause_view
 
     store = _store(ctx)
     rule = _rule_arg(rule)
-    version = _resolve_version(store, label, game, lang, rule)
+    if label and label != choice.LATEST:
+        version = store.find_version(label, game, lang)
+    else:
+        version = choice.for_rule(store, rule, game or "mtg", [lang] if lang else ["ja", "en"])
     data = clause_view(store, version, rule)
     if as_json:
         emit_json(data)
@@ -230,17 +230,6 @@ def search(
         click.echo(f"        {h['snippet']}")
 
 
-def _pair(store, old: str, new: str, game: str | None, lang: str | None):
-    a = store.find_version(old, game, lang) if old != "latest" else None
-    b = store.find_version(new, game, lang) if new != "latest" else None
-    ref = a or b
-    if ref is None:
-        raise RulekbError("give at least one version label (or --game and --lang with 'latest')")
-    a = a or store.get_version(ref.game, ref.lang, "latest")
-    b = b or store.get_version(ref.game, ref.lang, "latest")
-    return a, b
-
-
 @cli.command()
 @click.argument("old")
 @click.argument("new")
@@ -250,11 +239,13 @@ def _pair(store, old: str, new: str, game: str | None, lang: str | None):
 @click.pass_context
 @handles_errors
 def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | None, as_json: bool) -> None:
-    """Compare two versions of one game and language: added, removed, edited and moved clauses."""
+    """Compare two versions of one game and language: added, removed, edited and moved clauses
+    ('latest' for either; 'latest latest' with --game and --lang: the newest update)."""
+    from kb.versions.choice import diff_pair
     from kb.versions.compare import diff_versions
 
     store = _store(ctx)
-    a, b = _pair(store, old, new, game, lang)
+    a, b = diff_pair(store, old, new, game, lang)
     if (a.game, a.lang) != (b.game, b.lang):
         raise RulekbError(
             f"{a.label} is {a.game}/{a.lang} but {b.label} is {b.game}/{b.lang}: diff compares one game and language (see `rulekb align`)"
@@ -298,18 +289,6 @@ def history(ctx: click.Context, rule: str, game: str, lang: str | None, as_json:
         click.echo(f"{e['version']:<12} {e['kind']:8} {e.get('rule') or ''}{moved}")
 
 
-def _align_pair(store, label_a: str, label_b: str, game: str | None):
-    """Resolve two labels for ``align``; ``latest`` means the newest version in the other language."""
-    if label_a == label_b == "latest":
-        game = game or "mtg"
-        return store.get_version(game, "ja", "latest"), store.get_version(game, "en", "latest")
-    a = store.find_version(label_a, game) if label_a != "latest" else None
-    b = store.find_version(label_b, game) if label_b != "latest" else None
-    known = a or b
-    other = "en" if known.lang == "ja" else "ja"
-    return a or store.get_version(known.game, other, "latest"), b or store.get_version(known.game, other, "latest")
-
-
 @cli.command()
 @click.argument("version_a")
 @click.argument("version_b")
@@ -320,9 +299,10 @@ def _align_pair(store, label_a: str, label_b: str, game: str | None):
 def align(ctx: click.Context, version_a: str, version_b: str, game: str | None, as_json: bool) -> None:
     """Align two versions clause by clause, e.g. ja 20231117.0 against en 20231117 (or 'latest')."""
     from kb.versions.align import align as run_align
+    from kb.versions.choice import align_pair
 
     store = _store(ctx)
-    a, b = _align_pair(store, version_a, version_b, game)
+    a, b = align_pair(store, version_a, version_b, game)
     data = run_align(store, a, b)
     if as_json:
         emit_json(data)

@@ -18,13 +18,13 @@ import fcntl
 import hashlib
 import os
 import shutil
-import sqlite3
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 from kb.errors import StoreError
+from kb.store import Store, copy_database
 
 STORE_FILE = "kb.sqlite"
 INDEX_DIR = "index"
@@ -67,10 +67,8 @@ class Home:
     def index_dir(self) -> Path:
         return self.current() / INDEX_DIR
 
-    def open_store(self):
+    def open_store(self) -> Store:
         """Open the live store read-only."""
-        from kb.store import Store
-
         return Store.open(str(self.store_path()))
 
     @contextlib.contextmanager
@@ -154,12 +152,7 @@ class Home:
 
 def _copy_generation(src: Path, dst: Path, copy_index: bool = True) -> None:
     """Copy a live generation consistently (SQLite backup API; the index directory as files)."""
-    source = sqlite3.connect(f"file:{src / STORE_FILE}?mode=ro", uri=True)
-    target = sqlite3.connect(dst / STORE_FILE)
-    with target:
-        source.backup(target)
-    source.close()
-    target.close()
+    copy_database(src / STORE_FILE, dst / STORE_FILE)
     if copy_index and (src / INDEX_DIR).is_dir():
         shutil.copytree(src / INDEX_DIR, dst / INDEX_DIR)
 

@@ -30,7 +30,6 @@ MONTHS = (
 
 GAMES = ("mtg", "dm")
 LANGS = ("ja", "en")
-DOCUMENT_KINDS = ("cr", "quote", "article")
 # What kind of text a version is: the publisher's own text (English MTG rules, the Japanese Duel
 # Masters rules), the official Japanese translation, a private translation, a rules viewer's copy,
 # or clauses quoted on a wiki page.
@@ -38,6 +37,13 @@ PROVENANCES = ("official", "official-translation", "private-translation", "viewe
 # A version label is a URL path segment and a file-name-safe word. ``fullmatch``: "$" would accept a
 # final newline ("20991231\n"), which then lands in a URL.
 LABEL_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
+# Kana and CJK ideographs: the characters that make a text Japanese (punctuation and full-width Latin do not).
+JAPANESE_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def has_japanese(text: str) -> bool:
+    """True when ``text`` holds a kana or a CJK ideograph."""
+    return JAPANESE_CHAR.search(text) is not None
 
 
 def is_label(label: str) -> bool:

@@ -1,4 +1,4 @@
-"""Stores built with the real parsers from ../shared, cached once per test process.
+"""Stores built with the real parsers from the bundled texts (corpus/), cached once per test process.
 
 Used by the versions tests (order, diff, history, align) and bench/versions.py.
 """
@@ -14,15 +14,13 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from tests.helpers import CR_EN, CR_JA, SEEDS
+from tests.helpers import CR_EN, CR_JA_FULL, CR_JA_HEAD, SEEDS
 
-CR_JA_HEAD = CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt"
 VIEWER_509 = SEEDS / "000_69c867f839c48ea8.txt"
 VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
 WIKI_QUOTE = SEEDS / "002_52ff311794a719e8.txt"
 LEGACY_55 = SEEDS / "004_141578bca00711b0.txt"
 JAPANESE = (VIEWER_509, VIEWER_510, WIKI_QUOTE, CR_JA_HEAD, LEGACY_55)
-CR_JA_FULL = CR_JA / "JP_CR_20260116.0.txt"
 TODAY_JAPANESE = (CR_JA_FULL, VIEWER_509, VIEWER_510, WIKI_QUOTE, LEGACY_55)
 
 _tmp = Path(tempfile.mkdtemp(prefix="rulekb-versions-"))
@@ -106,13 +104,9 @@ def today_store():
 def home_of(store, dest: Path) -> Path:
     """A data home serving a copy of ``store`` (no search index: the web app falls back to substrings)."""
     import os
-    import sqlite3
 
     gen = dest / "gen-test"
     gen.mkdir(parents=True)
-    target = sqlite3.connect(gen / "kb.sqlite")
-    with target:
-        store.conn.backup(target)
-    target.close()
+    store.backup(gen / "kb.sqlite")
     os.symlink(gen.name, dest / "current")
     return dest

@@ -1,4 +1,4 @@
-"""Shared fixtures: the shared corpora, a KB built from the bundled corpus, a CLI runner."""
+"""Shared fixtures: a KB built from the bundled corpus, a browser, a CLI runner, the search KB."""
 
 from __future__ import annotations
 
@@ -7,21 +7,22 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import ARTIFACTS, CORPORA, CR_EN, CR_JA, DM_RULES, SEEDS
+from tests.helpers import ARTIFACTS, CR_EN, DM_RULES, cut_pieces
 
 
-@pytest.fixture(scope="session")
-def corpora() -> Path:
-    """The shared real texts (``../shared/corpora``); a clear failure, not a FileNotFoundError deep in a
-    parser, when a checkout lacks them."""
-    for d in (CR_EN, CR_JA, DM_RULES, SEEDS):
-        if not d.is_dir() or not any(d.iterdir()):
-            pytest.fail(
-                f"{d} is missing or empty: the tests read the shared corpora in ../shared beside the checkout"
-                " (../shared/corpora/cr-en, cr-ja, dm-rules and ../shared/seeds)",
-                pytrace=False,
-            )
-    return CORPORA
+def pytest_configure(config) -> None:
+    """Cut the pieces of the Japanese CR some ingestor tests read (from corpus/, once per checkout)."""
+    cut_pieces()
+
+
+HEAVY_FIXTURES = {"kb", "searcher"}  # a search index over a whole English edition: a minute on a busy machine
+
+
+def pytest_collection_modifyitems(items) -> None:
+    """Mark ``heavy`` every test that uses a heavy fixture (``make test-fast`` leaves them out)."""
+    for item in items:
+        if HEAVY_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.heavy)
 
 
 @pytest.fixture(scope="session")
@@ -33,6 +34,31 @@ def built_home(tmp_path_factory) -> Path:
     home = tmp_path_factory.mktemp("built-home")
     build_kb(home, seed_corpus(tmp_path_factory.mktemp("seed-corpus")))
     return home
+
+
+@pytest.fixture(scope="session")
+def today_kb():
+    """Every English edition, the whole 和訳 20260116.0 and the Japanese seeds (tests._kbfixtures.today_store)."""
+    from tests._kbfixtures import today_store
+
+    return today_store()
+
+
+@pytest.fixture(scope="session")
+def today_home(today_kb, tmp_path_factory) -> Path:
+    """A data home serving a copy of ``today_kb`` (no search index: search falls back to substrings)."""
+    from tests._kbfixtures import home_of
+
+    return home_of(today_kb, tmp_path_factory.mktemp("today") / "home")
+
+
+@pytest.fixture(scope="session")
+def today_url(today_home):
+    """``today_home`` served by waitress on a free loopback port: its base URL."""
+    from tests.helpers import served
+
+    with served(today_home) as url:
+        yield url
 
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's, installed by `make test`; Playwright's own download does not work here

@@ -1,15 +1,19 @@
 """What the tests share besides fixtures: where things are, and ways to run the ``rulekb`` command.
 
-The real rule texts are read from ``../shared`` (beside the checkout): the whole corpora, and the pieces
-of the Japanese CR the ingestor tests cut from it. Fixtures live in ``conftest.py``; the stores built
-from those texts in ``_kbfixtures.py``; the hand-made web KB in ``_webkb.py``.
+The real rule texts are the bundled ones in ``corpus/`` (byte-exact; ``corpus/manifest.toml`` records
+each file's sha256), plus two pieces cut from the whole Japanese CR for the ingestor tests; small
+hand-made inputs live in ``tests/fixtures``. Fixtures live in ``conftest.py``; the stores built from
+the texts in ``_kbfixtures.py``; the hand-made web KB in ``_webkb.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
+import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,15 +22,57 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "corpus"  # the bundled texts the default build serves
-SHARED = ROOT.parent / "shared"
-CORPORA = SHARED / "corpora"
-CR_EN = CORPORA / "cr-en"
-CR_JA = CORPORA / "cr-ja"
-DM_RULES = CORPORA / "dm-rules"
-SEEDS = SHARED / "seeds"
+CR_EN = CORPUS / "cr-en"  # the 120 English editions
+CR_JA = CORPUS / "cr-ja"  # the whole 和訳 20260116.0
+CR_JA_FULL = CR_JA / "JP_CR_20260116.0.txt"
+DM_RULES = CORPUS / "dm-rules"
+SEEDS = CORPUS  # the five texts the project began with sit at the top of corpus/ (000_….txt … 004_….txt)
 FIXTURES = ROOT / "tests" / "fixtures"
 ENGINES = FIXTURES / "engines"
 ARTIFACTS = ROOT / "tests" / "artifacts"  # screenshots and reports a failing browser test leaves
+PIECES = ROOT / "tests" / ".deps" / "cr-ja-pieces"  # made from corpus/ on first use; not committed
+
+# Two pieces of the whole Japanese CR by character offsets, as the text was first found: its head (with
+# the title) and its tail (no title). conftest.py cuts them from corpus/ before the tests run.
+CR_JA_HEAD = PIECES / "JP_CR_20260116.0_lines_offset0-8167.txt"
+CR_JA_TAIL = PIECES / "JP_CR_20260116.0_lines_offset500000-509905.txt"
+_PIECES = {  # piece -> (first character, end, sha256)
+    CR_JA_HEAD: (0, 8167, "0f533a9fd438f17ac805a22437f03517e1f30b25d283e9e80a02a00b2361d49f"),
+    CR_JA_TAIL: (500000, 509905, "f79c43096d8a1bcaca87801fc2bccdfddaca858d79a88805b2412782b071ff22"),
+}
+
+
+def cut_pieces() -> None:
+    """Write the pieces of the Japanese CR that are missing, each checked against its sha256."""
+    for path, (first, end, sha) in _PIECES.items():
+        if path.exists():
+            continue
+        data = CR_JA_FULL.read_bytes().decode("utf-8")[first:end].encode("utf-8")
+        assert hashlib.sha256(data).hexdigest() == sha, f"{path.name}: the cut differs from the piece the tests expect"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, path)  # atomic: parallel test workers may cut it at once
+
+
+_ENGLISH_NOTE = re.compile(
+    r"^encoding (?P<encoding>.+?); line endings (?P<eol>.+?); effective line: (?P<effective_line>.*)$"
+)
+
+
+@functools.cache
+def english_notes() -> dict[str, dict[str, str]]:
+    """Per English edition file name, what corpus/manifest.toml notes of it: ``encoding``, ``eol`` (line
+    endings) and ``effective_line`` (the sentence inside that states its date)."""
+    from kb.build import BUNDLED_CORPUS, read_manifest
+
+    notes = {}
+    for e in read_manifest(BUNDLED_CORPUS):
+        if e.format == "cr-en":
+            m = _ENGLISH_NOTE.match(e.notes)
+            assert m, f"corpus/manifest.toml: {e.path.name}: notes lack encoding, line endings or effective line"
+            notes[e.path.name] = m.groupdict()
+    return notes
 
 
 @dataclass

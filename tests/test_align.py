@@ -7,7 +7,7 @@ import pytest
 from kb.versions.align import align
 from tests._kbfixtures import full_store
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import pytest
 
 from tests.helpers import ARTIFACTS, CR_EN, home_with, served
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.browser
 
 EN_2023 = CR_EN / "MagicCompRules_2023-11-17.txt"
 
@@ -52,12 +52,16 @@ def test_clause_reference_and_other_language(page, base_url):
     page.click("section.versions-of a:text-is('20231117.0')")
     page.wait_for_url("**/mtg/ja/20231117.0/509.1")
     assert page.locator("article.clause h1").inner_text().startswith("509.1")
-    assert "防御プレイヤーはブロック・クリーチャーを指定する" in page.locator("article.clause > .text").inner_text()
-    other = page.locator('aside.other[lang="en"]')
+    # 509.1 shows its sub-clauses: each, and the clause itself, beside its English
+    assert (
+        "防御プレイヤーはブロック・クリーチャーを指定する"
+        in page.locator("article.clause .lead .own .text").inner_text()
+    )
+    other = page.locator('article.clause .lead .them[lang="en"]')
     assert "the defending player declares blockers" in other.inner_text()
     assert page.locator("section.history .timeline li").count() >= 2
     page.screenshot(path=str(ARTIFACTS / "clause.png"), full_page=True)
-    ref = page.locator("article.clause > .text a.ref")
+    ref = page.locator("article.clause .lead .own .text a.ref")
     assert ref.inner_text() == "rule 728〔不正な処理の扱い〕"
     ref.click()  # no Japanese 728 is ingested: the link leads to the edition 20231117.0 translates
     page.wait_for_url("**/mtg/en/20231117/728")
@@ -87,8 +91,8 @@ def test_clause_fits_a_phone(browser, base_url):
     page.goto(base_url + "/mtg/ja/20231117.0/509.1")
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 375
-    box_ja = page.locator("article.clause").bounding_box()
-    box_en = page.locator("aside.other").bounding_box()
+    box_ja = page.locator("article.clause .lead .own").bounding_box()
+    box_en = page.locator("article.clause .lead .them").bounding_box()
     assert box_en["y"] >= box_ja["y"] + box_ja["height"]  # stacked, not side by side
     page.screenshot(path=str(ARTIFACTS / "clause-phone.png"), full_page=True)
     context.close()

@@ -12,7 +12,7 @@ import pytest
 
 from tests.helpers import ARTIFACTS, CR_EN, ROOT, home_with, served
 
-pytestmark = [pytest.mark.browser, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.browser
 
 AXE = ROOT / "tests" / ".deps" / "axe-core-4.14.1" / "axe.min.js"  # fetched by `make test` (Makefile: $(AXE))
 

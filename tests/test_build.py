@@ -14,23 +14,15 @@ from kb.errors import InputError
 from kb.home import Home
 from kb.model import PROVENANCES
 from tests._kbfixtures import write_manifest
-from tests.helpers import SHARED
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+from tests.helpers import CR_EN
 
 
 def test_the_bundled_corpus_holds_every_real_text_byte_exact_with_provenance():
     entries = read_manifest(BUNDLED_CORPUS)
     by_name = {e.path.name: e for e in entries}
-    shared = [p for p in (SHARED / "corpora").rglob("*") if p.is_file() and "_lines_offset" not in p.name]
-    shared += sorted((SHARED / "seeds").glob("*"))
-    shared = [p for p in shared if not p.name.startswith((".", "MANIFEST"))]
-    assert len(shared) == 120 + 1 + 1 + 5
-    for original in shared:
-        entry = by_name[original.name]  # every real text and seed is listed
-        data = entry.path.read_bytes()
-        assert data == original.read_bytes(), original.name
-        assert entry.sha256 == hashlib.sha256(data).hexdigest()
+    assert len(entries) == 120 + 1 + 1 + 5  # English editions, 和訳 20260116.0, the DM rules, the five seeds
+    for entry in entries:  # the manifest's sha256, recorded when each text was bundled, is the reference
+        assert hashlib.sha256(entry.path.read_bytes()).hexdigest() == entry.sha256, entry.path.name
         assert entry.provenance in PROVENANCES and entry.owner and entry.licence and entry.origin
     english = [e for e in entries if e.format == "cr-en"]
     assert len(english) == 120 and all(e.provenance == "official" and e.effective for e in english)
@@ -58,6 +50,23 @@ def test_an_unchanged_corpus_reuses_the_live_kb_and_force_rebuilds(tmp_path):
     assert not build_kb(home, other).get("reused")  # another manifest: a new build
 
 
+def test_build_and_ingest_report_as_json(tmp_path, cli):
+    corpus, home = _one_seed(tmp_path), tmp_path / "home"
+    code, out, _ = cli("--home", home, "build", "--corpus", corpus, "--json")
+    built = json.loads(out)
+    assert code == 0 and built["documents"] == 1 and not built.get("reused") and built["home"] == str(home)
+    assert (home / built["generation"]).is_dir() and built["lineage"] == {"pairs": 0, "links": 0}
+    again = json.loads(cli("--home", home, "build", "--corpus", corpus, "--json")[1])
+    assert again["reused"] and again["generation"] == built["generation"]
+    seed = BUNDLED_CORPUS / "000_69c867f839c48ea8.txt"
+    code, out, _ = cli("--home", home, "ingest", seed, "--json")
+    [report] = json.loads(out)
+    assert code == 0 and report["path"] == str(seed) and report["format"] == "viewer" and not report["skipped"]
+    assert report["versions"] == ["mtg/ja/20231117.0, effective 2023-11-17, partial"] and report["clauses"] > 0
+    [again] = json.loads(cli("--home", home, "ingest", seed, "--json")[1])
+    assert again["skipped"] and again["path"] == str(seed)
+
+
 def test_a_corpus_file_that_differs_from_its_manifest_is_refused(tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -73,6 +82,7 @@ def test_a_corpus_file_that_differs_from_its_manifest_is_refused(tmp_path):
         build_kb(tmp_path / "home", corpus)
 
 
+@pytest.mark.heavy
 def test_provenance_comes_from_the_manifest_else_from_the_format(tmp_path, cli):
     home = tmp_path / "home"
     build_kb(home, write_manifest(tmp_path / "c", lambda e: e.path.name.startswith(("000_", "002_", "004_"))))
@@ -80,7 +90,7 @@ def test_provenance_comes_from_the_manifest_else_from_the_format(tmp_path, cli):
     assert code == 0
     rows = {r["version"]: r["provenance"] for r in json.loads(out)}
     assert rows == {"20231117.0": "viewer", "20260807.0": "wiki-quote", "5.5.0.0": "private-translation"}
-    en = SHARED / "corpora" / "cr-en" / "MagicCompRules_2023-11-17.txt"
+    en = CR_EN / "MagicCompRules_2023-11-17.txt"
     assert cli("--home", home, "ingest", en)[0] == 0
     rows = {r["version"]: r["provenance"] for r in json.loads(cli("--home", home, "versions", "--json")[1])}
     assert rows["20231117"] == "official"

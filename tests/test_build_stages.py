@@ -15,8 +15,6 @@ from kb.store import Store
 from kb.versions import lineage
 from tests._kbfixtures import english, is_seed, write_manifest
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 DATES = ("2023-11-17", "2024-02-06", "2024-03-08", "2024-06-07", "2025-02-07")
 
 

@@ -15,8 +15,6 @@ import pytest
 
 from tests.helpers import CORPUS, CR_EN, rulekb, rulekb_json, rulekb_process
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 VIEWER_HEAD = "総合ルールビューア\n5. ターンの構造\n509. ブロック・クリーチャー指定ステップ\n"
 
 
@@ -138,6 +136,7 @@ def test_bad_input_is_refused_and_the_kb_is_untouched(home, tmp_path):
     assert rulekb("versions", "--json", home=home).stdout == versions_before
 
 
+@pytest.mark.heavy
 def test_ingest_says_what_it_detected_and_is_all_or_nothing(home, tmp_path):
     en = CR_EN / "MagicCompRules_2023-11-17.txt"
     empty = tmp_path / "empty.txt"
@@ -156,6 +155,7 @@ def test_ingest_says_what_it_detected_and_is_all_or_nothing(home, tmp_path):
     assert hits and hits[0]["version"] == "20231117"
 
 
+@pytest.mark.heavy
 def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -183,6 +183,7 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
     assert "728" in data["references"]
 
 
+@pytest.mark.heavy
 def test_same_file_with_other_overrides_is_another_document(home):
     seed = CORPUS / "003_1192bed475bff8cb.txt"
     proc = rulekb("ingest", seed, "--version", "20240101.0", home=home)
@@ -194,6 +195,7 @@ def test_same_file_with_other_overrides_is_another_document(home):
     assert rulekb("diff", "20231117.0", "20231117.0", home=home).stdout.startswith("no changes between")
 
 
+@pytest.mark.heavy
 def test_align_latest_means_the_other_language(home):
     en = CR_EN / "MagicCompRules_2023-11-17.txt"
     assert rulekb("ingest", en, home=home).returncode == 0

@@ -19,3 +19,21 @@ def test_every_format_is_listed(cli):
     listed = {line.split()[0] for line in out.splitlines()}
     assert listed == set(FORMATS)
     assert all(len(line.split(maxsplit=1)) == 2 for line in out.splitlines()), "a format module has no docstring"
+
+
+def test_every_command_but_serve_takes_json_as_the_readme_says():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "Every command but `serve` takes `--json`" in readme
+    without = sorted(n for n, c in cli.commands.items() if not any("--json" in p.opts for p in c.params))
+    assert without == ["serve"]
+
+
+def test_formats_as_json(cli):
+    import json
+
+    from ingest import FORMATS
+
+    code, out, _ = cli("formats", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    assert [r["format"] for r in rows] == list(FORMATS) and all(r["description"] for r in rows)

@@ -12,8 +12,6 @@ from kb.versions.diff import diff_items, forced_for, load_forced
 from tests._kbfixtures import WIKI_QUOTE, build_store, store_of
 from tests.helpers import SEEDS
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 
 def item(rule: str, text: str = "", title: str = "", refs: tuple[str, ...] = (), pos: int = 0) -> diffparts.Item:
     from kb import ruleid

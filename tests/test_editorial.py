@@ -10,8 +10,6 @@ from kb.versions import diffparts, editorial, history
 from kb.versions.compare import diff_versions
 from tests._kbfixtures import store_of
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 # A vocabulary as a store gives it: how many stored texts use each word.
 VOCAB = Counter({"prototyped": 12, "protoyped": 1, "block": 300, "black": 200, "planeswalkers": 90})
 

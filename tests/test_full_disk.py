@@ -18,6 +18,8 @@ import pytest
 
 from tests.helpers import CORPUS, ROOT
 
+pytestmark = pytest.mark.heavy  # each test ingests into a seed KB and rebuilds its index
+
 SEED = CORPUS / "003_1192bed475bff8cb.txt"  # a viewer page: ingested as a new version below
 
 INNER = textwrap.dedent(

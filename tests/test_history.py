@@ -9,7 +9,7 @@ from kb.store import Store
 from kb.versions import history
 from tests._kbfixtures import full_store
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,6 @@ import pytest
 from tests._hostile import copy_home, refused, snapshot
 from tests.helpers import CR_EN, ENGINES, ROOT
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 EN = CR_EN / "MagicCompRules_2018-06-08.txt"
 ENGINE = ENGINES / "python"
 

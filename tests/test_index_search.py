@@ -17,8 +17,6 @@ from kb.store import Store
 from tests._kbfixtures import is_seed, seed_corpus
 from tests.helpers import first
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 
 def test_build_reports_stats_and_progress(kb):
     store, index_dir, stats, calls = kb
@@ -178,6 +176,7 @@ def test_bad_queries_give_results_or_a_clear_error(searcher, q):
         assert isinstance(hits, list)
 
 
+@pytest.mark.heavy
 def test_searches_during_a_rebuild_never_fail(built_home, tmp_path):
     home = tmp_path / "home"
     shutil.copytree(built_home, home, symlinks=True)
@@ -282,6 +281,7 @@ def test_the_wrapper_of_a_question_is_not_searched(searcher, q):
     assert "702.19" in [h["rule"] for h in hits]
 
 
+@pytest.mark.heavy
 def test_an_old_text_leaves_the_default_scope_where_a_newer_text_covers_its_rules(tmp_path):
     from kb.search.index import default_scope
 

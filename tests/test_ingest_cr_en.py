@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import re
 from datetime import date, datetime
 from functools import cache
@@ -14,9 +13,7 @@ import ingest
 from ingest.common import Hints
 from kb.textio import read_text
 from tests import helpers
-from tests.helpers import CR_EN, CR_JA, SHARED
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+from tests.helpers import CR_EN, CR_JA_HEAD, english_notes
 
 EDITIONS = sorted(CR_EN.glob("*.txt"))
 FIXTURES = helpers.FIXTURES / "cr_en"
@@ -32,12 +29,7 @@ def modern(tmp_path_factory) -> Path:
     return path
 
 
-def _manifest() -> dict[str, dict]:
-    with open(SHARED / "corpora" / "MANIFEST.tsv", newline="", encoding="utf-8") as fh:
-        return {Path(row["local_path"]).name: row for row in csv.DictReader(fh, delimiter="\t")}
-
-
-MANIFEST = _manifest()
+MANIFEST = english_notes()  # per edition: encoding, line endings, the sentence stating its date
 
 
 @cache
@@ -79,6 +71,7 @@ def test_the_folder_holds_120_editions():
 
 
 @pytest.mark.parametrize("path", EDITIONS, ids=lambda p: p.stem.split("_")[-1])
+@pytest.mark.heavy
 def test_every_edition_parses_fully(path: Path):
     text, result = edition(path.name)
     assert not result.errors, [str(d) for d in result.errors]
@@ -308,7 +301,7 @@ def test_clauses_of_a_rule_whose_heading_is_missing_keep_their_ids():
     "text",
     [
         "just some random text\nwith two lines\n",
-        read_text(str(CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt")).text,
+        read_text(str(CR_JA_HEAD)).text,
     ],
     ids=["random", "japanese"],
 )

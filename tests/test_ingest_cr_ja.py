@@ -12,13 +12,9 @@ from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 from tests import helpers
-from tests.helpers import CR_JA
+from tests.helpers import CR_JA_FULL, CR_JA_HEAD, CR_JA_TAIL
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
-CORPUS = CR_JA
-HEAD = CORPUS / "JP_CR_20260116.0_lines_offset0-8167.txt"
-TAIL = CORPUS / "JP_CR_20260116.0_lines_offset500000-509905.txt"
+HEAD, TAIL = CR_JA_HEAD, CR_JA_TAIL
 FIXTURES = helpers.FIXTURES / "cr_ja"
 
 
@@ -401,7 +397,7 @@ def test_a_marked_definition_shaped_like_an_entry_stays_a_definition(full):
 
 
 # -- the real, whole 和訳 20260116.0 ---------------------------------------------------------------
-REAL = CR_JA / "JP_CR_20260116.0.txt"
+REAL = CR_JA_FULL
 
 
 @pytest.fixture(scope="module")

@@ -7,9 +7,7 @@ import pytest
 
 import ingest
 from kb.textio import read_text
-from tests.helpers import CORPUS, CR_EN, CR_JA, DM_RULES, FIXTURES
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+from tests.helpers import CORPUS, CR_EN, CR_JA_FULL, CR_JA_HEAD, CR_JA_TAIL, DM_RULES, FIXTURES
 
 SAMPLES = [
     (CORPUS / "000_69c867f839c48ea8.txt", "viewer"),  # rules viewer, 509
@@ -21,9 +19,9 @@ SAMPLES = [
     (CR_EN / "MagicCompRules_1999-04-23.txt", "cr-en"),  # the oldest edition
     (CR_EN / "MagicCompRules_2008-10-01.txt", "cr-en"),  # mojibake apostrophes
     (CR_EN / "MagicCompRules_2026-01-16.txt", "cr-en"),
-    (CR_JA / "JP_CR_20260116.0.txt", "cr-ja"),  # the whole Japanese CR
-    (CR_JA / "JP_CR_20260116.0_lines_offset0-8167.txt", "cr-ja"),  # its head piece
-    (CR_JA / "JP_CR_20260116.0_lines_offset500000-509905.txt", "cr-ja"),  # its tail piece (no title)
+    (CR_JA_FULL, "cr-ja"),  # the whole Japanese CR
+    (CR_JA_HEAD, "cr-ja"),  # its head piece
+    (CR_JA_TAIL, "cr-ja"),  # its tail piece (no title)
     (DM_RULES / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md", "dm-rules"),
 ]
 

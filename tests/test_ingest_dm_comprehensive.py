@@ -14,8 +14,6 @@ from kb import ruleid
 from tests import helpers
 from tests.helpers import DM_RULES
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 REAL = DM_RULES / "DM_SogoGameRule_Ver1.48_20251217_dm_rule.md"
 FIXTURE = helpers.FIXTURES / "dm_comprehensive" / "small.md"
 

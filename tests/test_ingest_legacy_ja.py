@@ -11,12 +11,9 @@ from ingest import parse_file, parse_text
 from ingest.common import Hints
 from kb import ruleid
 from tests import helpers
-from tests.helpers import CORPUS, SEEDS
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+from tests.helpers import CORPUS
 
 SEED = CORPUS / "004_141578bca00711b0.txt"
-SHARED_SEED = SEEDS / "004_141578bca00711b0.txt"
 FIXTURES = helpers.FIXTURES / "legacy_ja"
 
 
@@ -42,10 +39,6 @@ def _independent_clause_ids(text: str) -> list[str]:
         for prev, tok in zip(tokens, tokens[1:], strict=False)
         if re.fullmatch(r"\d{3}\.\d+\.|\d{3}\.\d+[a-z]{1,2}", tok) and not prev.lower().endswith("rule")
     ]
-
-
-def test_seed_is_the_repo_copy_of_the_shared_seed():
-    assert SEED.read_bytes() == SHARED_SEED.read_bytes()
 
 
 def test_version_and_header_metadata(seed):

@@ -11,8 +11,6 @@ from ingest.common import Hints
 from tests import helpers
 from tests.helpers import CORPUS
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 SEED = CORPUS / "002_52ff311794a719e8.txt"
 PAGE = helpers.FIXTURES / "mtgwiki" / "blocking_requirement.html"
 

@@ -10,8 +10,6 @@ from ingest.common import Hints
 from tests import helpers
 from tests.helpers import CORPUS
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 SEED = CORPUS / "001_7d107e230c311bb9.txt"
 FIXTURES = helpers.FIXTURES / "pukiwiki"
 

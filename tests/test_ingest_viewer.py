@@ -10,8 +10,6 @@ from ingest.common import Hints
 from tests import helpers
 from tests.helpers import CORPUS
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 FIXTURES = helpers.FIXTURES / "viewer"
 SEED_509 = CORPUS / "000_69c867f839c48ea8.txt"
 SEED_510 = CORPUS / "003_1192bed475bff8cb.txt"

@@ -146,3 +146,42 @@ def test_no_module_imports_itself_through_others():
 def test_the_circle_finder_sees_a_circle():
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c", "a"]]
     assert room("kb.versions.diff") < room("kb.search.index") < room("kb.cli")
+
+
+# -- SQL lives in kb.store --------------------------------------------------------------------------
+# Modules whose statements have not moved yet: the search rewrite (issue 19) moves kb.search's into kb.store.
+SQL_PENDING = {"kb.search.index"}
+
+
+def sql_uses(path: Path) -> list[str]:
+    """Where a file reaches past the Store to SQLite: a ``.conn`` attribute or ``sqlite3.connect``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Attribute) and node.attr == "conn":
+            found.append((node.lineno, ".conn"))
+        elif (
+            isinstance(node, ast.Attribute)
+            and node.attr == "connect"
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "sqlite3"
+        ):
+            found.append((node.lineno, "sqlite3.connect"))
+    return [f"line {n}: {what}" for n, what in sorted(found)]
+
+
+OUTSIDE_STORE = [(n, p) for pkg in ("kb", "ingest", "web") for n, p in modules(pkg) if not n.startswith("kb.store")]
+
+
+@pytest.mark.parametrize(("name", "path"), OUTSIDE_STORE, ids=lambda v: v if isinstance(v, str) else "")
+def test_sql_lives_in_the_store(name, path):
+    uses = sql_uses(path)
+    if name in SQL_PENDING:
+        assert uses, f"{name} no longer reaches SQLite: drop it from SQL_PENDING"
+    else:
+        assert not uses, f"{name} runs SQL outside kb.store (add a Store method): {uses}"
+
+
+def test_the_sql_finder_sees_a_connection(tmp_path):
+    bad = tmp_path / "bad.py"
+    bad.write_text("import sqlite3\ndb = sqlite3.connect(':memory:')\nstore.conn.execute('SELECT 1')\n")
+    assert sql_uses(bad) == ["line 2: sqlite3.connect", "line 3: .conn"]

@@ -14,7 +14,8 @@ from kb.home import STORE_FILE, Home
 from kb.links import citations_for, saved
 from tests._kbfixtures import build_store, english
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+pytestmark = pytest.mark.heavy  # a home of English editions with their lineage and index
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 
 

@@ -14,6 +14,8 @@ import pytest
 from kb.links import link
 from tests._kbfixtures import store_of
 
+pytestmark = pytest.mark.heavy  # a store of four English editions with their lineage
+
 TREE = Path(__file__).resolve().parent / "fixtures" / "realforms"
 JAVA, PY = "java/src/main/java/org/engine/Destroy.java", "python/test_combat_words.py"
 RS, TS, MORPH = "rust/src/effects.rs", "typescript/src/index.ts", "typescript/src/morph.ts"

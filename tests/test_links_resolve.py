@@ -16,7 +16,8 @@ from kb.links.resolve import Resolver
 from kb.store import Store
 from tests._kbfixtures import build_store, english
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+pytestmark = pytest.mark.heavy  # a store of four English editions with their lineage
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 # Battle cry is 702.90 until 2021-02; the 2021-04 edition inserts a rule and it becomes 702.91.
 EDITIONS = ["2015-01-23", "2021-02-02", "2021-04-19", "2026-01-16"]

@@ -13,7 +13,6 @@ from kb.home import STORE_FILE, Home
 from tests._kbfixtures import build_store, english
 from web import create_app
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "engines"
 
 

@@ -8,8 +8,6 @@ from kb.versions import order
 from tests import helpers
 from tests._kbfixtures import LEGACY_55, build_store, full_store, store_of
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 
 @pytest.mark.slow
 def test_old_translation_is_placed_just_before_the_2009_renumbering():

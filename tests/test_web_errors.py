@@ -74,12 +74,14 @@ def test_bad_parameters_answer_html_and_json(client, url, status):
 
 
 def test_error_message_names_the_problem(client):
-    assert "unknown version '19990101.0'" in client.get("/api/mtg/ja/19990101.0/509.1").get_json()["error"]
-    assert "malformed rule id" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
+    unknown = client.get("/api/mtg/ja/19990101.0/509.1").get_json()
+    assert unknown["error"].startswith("版 19990101.0 は mtg/ja に収録されていません")
+    assert "unknown version '19990101.0'" in unknown["detail"]  # the service's own words, for a bug report
+    assert "条文番号 '509.x' の形が正しくありません" in client.get("/api/mtg/ja/latest/509.x").get_json()["error"]
     missing = client.get("/api/mtg/ja/20260807.0/510.1").get_json()  # a quote of two clauses: say so, point to them
     assert "一部の条文しか収録していません" in missing["error"]
     assert missing["moved"]["held"]["last_url"] == "/mtg/ja/20231117.0/510.1"
-    assert "at most 200" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
+    assert "300 文字。200 文字まで" in client.get("/api/search?q=" + "x" * 300).get_json()["error"]
 
 
 def test_ingested_markup_is_escaped(client):
@@ -144,12 +146,14 @@ def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch
     import kb.versions.align
     import kb.versions.compare
     import kb.versions.history
+    import kb.versions.jahistory
 
     def broken(*args, **kwargs):
         raise ValueError("corrupt lineage row")
 
     for module, name in (
         (kb.versions.history, "history"),
+        (kb.versions.jahistory, "history"),
         (kb.links, "citations_for"),
         (kb.links, "saved"),
         (kb.versions.compare, "diff_versions"),
@@ -160,7 +164,7 @@ def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch
     c = app.test_client()
     data = c.get("/api/mtg/ja/20231117.0/509.1c").get_json()
     assert (
-        data["history"] is None and data["unavailable"]["history"] == "kb.versions.history.history failed: ValueError"
+        data["history"] is None and data["unavailable"]["history"] == "kb.versions.jahistory.history failed: ValueError"
     )
     assert data["tests"] is None and data["text"]  # the clause itself still shows
     assert c.get("/api/tests").get_json()["unavailable"] == "kb.links.saved failed: ValueError"

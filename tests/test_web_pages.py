@@ -108,7 +108,7 @@ def test_clause_page(client):
     assert [(d["rule"], d["anchor"]) for d in data["descendants"]] == [("509.1a", "#509.1a"), ("509.1c", "#509.1c")]
     assert data["descendants"][1]["text"] == JA_509_1C and data["descendants"][0]["examples"]
     assert data["references"] == [
-        {"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728"}
+        {"rule": "728", "raw": "rule 728〔不正な処理の扱い〕", "url": "/mtg/ja/20231117.0/728", "printed": None}
     ]
     assert [v["version"] for v in data["versions"]] == ["20231117.0", "20260807.0"]
     assert [v["same_text"] for v in data["versions"]] == [True, False]
@@ -123,8 +123,9 @@ def test_clause_shows_the_other_language_side_by_side(client):
     other = data["other_language"]
     assert (other["lang"], other["version"], other["rule"]) == ("en", "20231117", "509.1")
     assert other["text"].startswith("First, the defending player declares blockers.")
-    page = html(client, "/mtg/ja/20231117.0/509.1")
-    assert re.search(r'<aside class="other" lang="en"[^>]*>.*First, the defending player declares blockers', page, re.S)
+    page = html(client, "/mtg/ja/20231117.0/509.1")  # it shows its sub-clauses: each beside its English
+    assert re.search(r'<div class="them" lang="en">.*First, the defending player declares blockers', page, re.S)
+    assert '<aside class="other"' not in page
     back = api(client, "/mtg/en/20231117/509.1c")["other_language"]
     assert (back["lang"], back["version"], back["text"]) == ("ja", "20231117.0", JA_509_1C)
 
@@ -215,7 +216,7 @@ def test_glossary_pairs_english_entries_with_japanese_terms(client):
         ("en", "Blocking Creature", "ブロック・クリーチャー"),
     ]
     # "See rule 509." resolves in the edition that defines the term, not the newest holding a 509.
-    assert entries[1]["cites"] == [{"rule": "509", "url": "/mtg/en/20231117/509"}]
+    assert entries[1]["cites"] == [{"rule": "509", "url": "/mtg/en/20231117/509", "printed": None}]
     assert [t["lang"] for t in api(client, "/glossary?lang=en")["terms"]] == ["en"]
 
 

@@ -45,7 +45,7 @@ def test_rule_page_shows_every_clause_in_full_with_anchors(client):
     assert [d["rule"] for d in data["descendants"]] == ["509.1", "509.1a", "509.1c", "509.2"]
     assert [d["heading"] for d in data["descendants"]] == [2, 3, 3, 2]  # clauses h2, sub-clauses h3 under the h1
     html = page(client, "/mtg/ja/20231117.0/509")
-    assert '<section class="sub d3" id="509.1c"' in html and '<a class="anchor" href="#509.1c">' in html
+    assert '<section class="sub d3 bi" id="509.1c"' in html and '<a class="anchor" href="#509.1c">' in html
     assert (
         JA_509_1C in html and "例：プレイヤーはブロック・クリーチャーを1体選ぶ。" in html
     )  # texts and examples, whole
@@ -66,8 +66,19 @@ def test_clause_page_offers_canonical_link_and_citation(client):
 def test_duel_masters_has_no_empty_english_column(client):
     html = page(client, "/dm/ja/1.48/506.1")
     assert 'class="pair single"' in html and '<aside class="other"' not in html
-    html = page(client, "/mtg/ja/20231117.0/509.1")  # Magic has English: the column stays
+    html = page(client, "/mtg/ja/20231117.0/509.1c")  # Magic has English: the column stays
     assert 'class="pair"' in html and '<aside class="other" lang="en"' in html
+    # A page of several clauses has no column beside it: each clause has its English beside it instead.
+    data = api(client, "/mtg/ja/20231117.0/509")
+    assert data["bilingual"] and [d["other"]["rule"] if d["other"] else None for d in data["descendants"]] == [
+        "509.1",
+        "509.1a",
+        "509.1c",
+        None,  # 20231117 has no 509.2: said so beside it
+    ]
+    html = page(client, "/mtg/ja/20231117.0/509")
+    assert '<aside class="other"' not in html and html.count('<div class="them" lang="en">') == 4
+    assert "20231117 にこの条文はありません" in html
 
 
 def test_moved_rule_404_points_to_where_it_went(client):

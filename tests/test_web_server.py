@@ -17,7 +17,7 @@ from kb.build import build_kb
 from tests._kbfixtures import seed_corpus
 from tests.helpers import ROOT
 
-pytestmark = pytest.mark.usefixtures("corpora")  # the shared real texts: a clear failure when absent
+pytestmark = pytest.mark.heavy  # a seed KB built, served by real worker processes
 
 
 def children(pid: int) -> set[int]:

@@ -40,10 +40,6 @@ def test_choose_honours_accept_encoding(header, coding):
     assert choose(header) == coding
 
 
-def test_choose_without_brotli_answers_gzip():
-    assert choose("br, gzip", have_brotli=False) == "gzip" and choose("br", have_brotli=False) is None
-
-
 @pytest.mark.parametrize(("coding", "unpack"), [("br", brotli.decompress), ("gzip", gzip.decompress)])
 def test_pages_and_json_are_compressed_when_accepted(client, coding, unpack):
     for url in ("/mtg/ja/20231117.0/509", "/api/mtg/ja/20231117.0/509", "/static/style.css", "/static/app.js"):

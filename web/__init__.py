@@ -42,7 +42,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     """Build the app for the data home ``home`` (default: ``$RULEKB_HOME`` or the user data dir)."""
     from web.pages import PROVENANCE
     from web.state import KBState
-    from web.views import compare, library, rules, search
+    from web.views import aids, compare, library, rules, search
 
     app = Flask(__name__)
     app.config.from_mapping(DEFAULTS)
@@ -52,7 +52,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     app.json.ensure_ascii = False
     app.extensions["rulekb"] = KBState(home)
     app.jinja_env.globals["PROVENANCE"] = PROVENANCE  # for macros, which see no request context
-    for module in (search, rules, compare, library):
+    for module in (search, rules, compare, library, aids):
         app.register_blueprint(module.bp)
     _register_errors(app)
 
@@ -88,12 +88,16 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     return app
 
 
-def _error(code: int, message: str, info: dict | None = None):
+def _error(code: int, message: str, info: dict | None = None, *, default: bool = False):
+    """The error page or JSON, in Japanese (web.errortext); an English original goes along as ``detail``."""
+    from web.errortext import japanese
     from web.pages import is_api
 
+    ja, detail = japanese(code, message, werkzeug_default=default, method=request.method if code == 405 else "")
     if is_api():
-        return jsonify({"error": message, "status": code} | ({"moved": info} if info else {})), code
-    return render_template("error.html", code=code, message=message, info=info), code
+        extra = ({"detail": detail} if detail else {}) | ({"moved": info} if info else {})
+        return jsonify({"error": ja, "status": code} | extra), code
+    return render_template("error.html", code=code, message=ja, detail=detail, info=info), code
 
 
 def _register_errors(app: Flask) -> None:
@@ -103,7 +107,8 @@ def _register_errors(app: Flask) -> None:
             return exc
         if isinstance(exc, InternalServerError):
             return internal(exc)
-        body, code = _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None))
+        default = exc.description is None or exc.description == type(exc).description  # werkzeug's English
+        body, code = _error(exc.code or 500, exc.description or exc.name, getattr(exc, "info", None), default=default)
         resp = app.make_response((body, code))
         if exc.code == 405 and getattr(exc, "valid_methods", None):
             resp.headers["Allow"] = ", ".join(exc.valid_methods)  # RFC 9110: a 405 names what is allowed
@@ -124,4 +129,4 @@ def _register_errors(app: Flask) -> None:
     @app.errorhandler(Exception)
     def internal(exc: Exception):
         log.error("unhandled error on %s", request.path, exc_info=exc)
-        return _error(500, "internal error: the details are in the server log")
+        return _error(500, "")

@@ -11,17 +11,14 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
 
-try:  # brotli is a pinned dependency; without it the app still answers gzip
-    import brotli
-except ImportError:  # pragma: no cover - exercised only on an install without the wheel
-    brotli = None
+import brotli
 
 TYPES = ("text/html", "application/json", "text/css", "text/javascript", "application/javascript", "text/plain")
 MIN_SIZE = 1024  # bytes: below this the headers cost more than compression saves
 CACHE_BYTES = 64 * 1024 * 1024
 
 
-def choose(accept: str, have_brotli: bool = brotli is not None) -> str | None:
+def choose(accept: str) -> str | None:
     """The content coding to use for an Accept-Encoding header: ``br``, ``gzip`` or None."""
     offered: dict[str, float] = {}
     for part in accept.split(","):
@@ -37,7 +34,7 @@ def choose(accept: str, have_brotli: bool = brotli is not None) -> str | None:
         if name:
             offered[name.strip().lower()] = q
     star = offered.get("*", 0.0)
-    for coding in (("br",) if have_brotli else ()) + ("gzip",):
+    for coding in ("br", "gzip"):
         if offered.get(coding, star) > 0:
             return coding
     return None

@@ -12,6 +12,7 @@ from flask import abort
 
 from kb.errors import InputError, NotFound
 from kb.store import NodeRecord, Store, VersionInfo
+from kb.versions import releases
 from web import fold, paging, services
 from web.pages import Lazy, bad, clause_url, version_json
 from web.text import excerpt
@@ -35,6 +36,8 @@ def _base(vo: VersionInfo, vn: VersionInfo) -> dict:
         "large": False,
         "part": None,
         "summary": {},
+        "prev_update": None,
+        "next_update": None,
         "parts": [],
         "changes": [],
         "_groups": {},
@@ -65,6 +68,7 @@ def summary(s: Store, vo: VersionInfo, vn: VersionInfo) -> dict:
     counts = fold.summary(groups, folded)
     return {
         **ctx,
+        **neighbours(s, vo, vn),
         "summary": counts,
         "changes": changes,
         "parts": _parts(s, vo, vn, changes),
@@ -78,10 +82,35 @@ def _change(vo: VersionInfo, vn: VersionInfo, ch: dict) -> dict:
     out = {k: v for k, v in ch.items() if k != "inline"}
     out["old_url"] = clause_url(vo.game, vo.lang, vo.label, ch["old_rule"]) if ch.get("old_rule") else None
     out["new_url"] = clause_url(vn.game, vn.lang, vn.label, ch["new_rule"]) if ch.get("new_rule") else None
+    rule, at = (ch["new_rule"], vn.label) if ch.get("new_rule") else (ch["old_rule"], vo.label)
+    out["history_url"] = f"/history/{vo.game}/{vo.lang}/{rule}?version={at}"
     out["reference_only"] = bool(ch.get("reference_only"))
     out["editorial"] = bool(ch.get("editorial"))
     out["section"] = (ch.get("new_rule") or ch.get("old_rule") or "?")[:1]
     out["part"] = out["section"]  # a rule's id ("702") when its section is split
+    return out
+
+
+def neighbours(s: Store, vo: VersionInfo, vn: VersionInfo) -> dict:
+    """The updates before and after this diff among whole versions of its game and language: the
+    previous one ends at ``old``, the next starts at ``new`` (``prev_update``/``next_update``, or None)."""
+    chain = [v for v in s.versions(vo.game, vo.lang) if not v.partial and v.sort_date]
+    ids = [v.id for v in chain]
+
+    def link(a: VersionInfo, b: VersionInfo) -> dict:
+        return {
+            "old": a.label,
+            "new": b.label,
+            "url": f"/diff/{a.game}/{a.lang}/{a.label}/{b.label}",
+            "old_set": releases.name(a),
+            "new_set": releases.name(b),
+        }
+
+    out: dict = {"prev_update": None, "next_update": None}
+    if vo.id in ids and ids.index(vo.id) > 0:
+        out["prev_update"] = link(chain[ids.index(vo.id) - 1], vo)
+    if vn.id in ids and ids.index(vn.id) + 1 < len(ids):
+        out["next_update"] = link(vn, chain[ids.index(vn.id) + 1])
     return out
 
 

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 
 from kb.store import Store
 from kb.versions import glossary
-from web.pages import clause_url
+from web.pages import clause_url, glossary_url
 
 matches = glossary.matches
 
@@ -22,9 +22,11 @@ def build(s: Store, game: str | None, lang: str | None) -> list[dict]:
             {
                 "rule": c["rule"],
                 "url": clause_url(e["game"], c["lang"], c["version"], c["rule"]) if c["version"] else None,
+                "printed": c.get("printed"),
             }
             for c in e["cites"]
         ]
         search = "/search?" + urlencode({"q": e["term"], "game": e["game"], "jump": "0"})
-        out.append({**e, "used_in": uses, "cites": cites, "search_url": search})
+        entry = glossary_url(e["game"], e["lang"], e["term"])
+        out.append({**e, "used_in": uses, "cites": cites, "search_url": search, "url": entry})
     return out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from functools import wraps
 from typing import Any
+from urllib.parse import quote
 
 from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request, stream_with_context
 from werkzeug.exceptions import HTTPException
@@ -14,6 +15,7 @@ from kb import ruleid
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS, is_label
 from kb.store import Store, VersionInfo
+from kb.versions import editions, releases, staleref
 from web.pagecache import GEN_KEY
 from web.state import Generation
 
@@ -115,13 +117,30 @@ def store() -> Store:
     return generation().store()
 
 
+# How a message names a parameter (the pages are Japanese; the parameter's own name in brackets).
+_PARAM_NAMES = {
+    "q": "検索語（q）",
+    "page": "ページ番号（page）",
+    "per_page": "1ページの件数（per_page）",
+    "game": "ゲーム（game）",
+    "lang": "言語（lang）",
+    "version": "版（version）",
+    "old": "旧版（old）",
+    "new": "新版（new）",
+    "part": "節（part）",
+    "view": "表示（view）",
+    "section": "節（section）",
+    "jump": "移動（jump）",
+}
+
+
 def arg(name: str, default: str = "", *, max_len: int = 100) -> str:
     """A string parameter, refused (400) when longer than ``max_len``."""
     value = request.args.get(name, default)
     if len(value) > max_len:
-        raise bad(f"parameter {name!r} is too long ({len(value)} characters; at most {max_len})")
+        raise bad(f"{_PARAM_NAMES.get(name, name)}が長すぎます（{len(value)} 文字。{max_len} 文字まで）。")
     if any(ord(c) < 32 and c not in "\t\n\r" for c in value):
-        raise bad(f"parameter {name!r} contains control characters")
+        raise bad(f"{_PARAM_NAMES.get(name, name)}に制御文字が含まれています。")
     return value.strip()
 
 
@@ -133,9 +152,9 @@ def arg_int(name: str, default: int, lo: int, hi: int) -> int:
     try:
         value = int(raw)
     except ValueError:
-        raise bad(f"parameter {name!r} must be a whole number, not {raw[:20]!r}") from None
+        raise bad(f"{_PARAM_NAMES.get(name, name)}は整数で指定してください（{raw[:20]!r} は使えません）。") from None
     if not lo <= value <= hi:
-        raise bad(f"parameter {name!r} must be between {lo} and {hi}")
+        raise bad(f"{_PARAM_NAMES.get(name, name)}は {lo} から {hi} までで指定してください。")
     return value
 
 
@@ -145,7 +164,7 @@ def arg_choice(name: str, choices: tuple[str, ...]) -> str | None:
     if not value:
         return None
     if value not in choices:
-        raise bad(f"parameter {name!r} must be one of {', '.join(choices)}")
+        raise bad(f"{_PARAM_NAMES.get(name, name)}は {', '.join(choices)} のいずれかで指定してください。")
     return value
 
 
@@ -156,7 +175,7 @@ def check_game_lang(game: str, lang: str) -> None:
 
 def check_label(label: str) -> str:
     if not is_label(label):
-        raise bad(f"malformed version label {label[:40]!r}")
+        raise bad(f"版の名前 {label[:40]!r} の形が正しくありません（英数字と . _ - で 40 文字まで）。")
     return label
 
 
@@ -164,7 +183,7 @@ def check_rule(raw: str) -> str:
     """A canonical clause id, or 400 for a malformed one."""
     rule = ruleid.normalize(raw) if len(raw) <= 20 else raw
     if ruleid.parse(rule) is None:
-        raise bad(f"malformed rule id {raw[:20]!r} (expected e.g. 509, 509.1 or 509.1c)")
+        raise bad(f"条文番号 {raw[:20]!r} の形が正しくありません（例: 509、509.1、509.1c）。")
     return rule
 
 
@@ -189,8 +208,22 @@ PROVENANCE = {
 
 
 def version_json(v: VersionInfo) -> dict:
-    return {**v.as_json(), "url": f"/{v.game}/{v.lang}/{v.label}/"}
+    r = editions.rendering(v)
+    pairing = {"method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
+    stale = len(staleref.stored(v)["fixes"]) if v.lang != "en" else 0  # printed with an outdated number
+    return {
+        **v.as_json(),
+        "url": f"/{v.game}/{v.lang}/{v.label}/",
+        "pairing": pairing,
+        "release": releases.release(v),
+        "stale_references": stale,
+    }
 
 
 def clause_url(game: str, lang: str, label: str, rule: str) -> str:
     return f"/{game}/{lang}/{label}/{rule}"
+
+
+def glossary_url(game: str, lang: str, term: str) -> str:
+    """The page of one glossary entry (web.views.translation)."""
+    return f"/glossary/{game}/{lang}/{quote(term, safe='')}"

@@ -6,8 +6,8 @@ import re
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
-from kb.versions import editions
-from web.pages import clause_url
+from kb.versions import editions, staleref, termlinks
+from web.pages import clause_url, glossary_url
 from web.text import reference_segments
 
 # A rule page shows its clauses in full up to this many (702 Keyword Abilities has about 900).
@@ -23,6 +23,32 @@ class References:
         self.s, self.game, self.lang, self.v = s, game, lang, v
         self.present = set(s.rules(v))
         self._cache: dict[str, str | None] = {}
+        self.stale: dict[str, dict[int, dict]] = {}  # clause -> start of a printed span -> its fix
+        for (clause, start), fix in staleref.by_span(v).items():
+            self.stale.setdefault(clause, {})[start] = fix
+        self.terms = termlinks.linker(s, v)
+
+    def segments(self, n: NodeRecord) -> list[list]:
+        """The text of clause ``n`` with its references linked (stale numbers to the rule meant) and the
+        terms its glossary defines linked to their entries."""
+        terms = self.terms.spans(n.text, n.hash, n.rule) if self.terms is not None else None
+        return reference_segments(n.text, n.references, self.url, self.stale.get(n.rule), terms, self.term_url)
+
+    def term_url(self, term: str) -> str:
+        return glossary_url(self.game, self.lang, term)
+
+    def listed(self, n: NodeRecord) -> list[dict]:
+        """The references of clause ``n`` for the 参照 line: each linked, a stale one to the rule meant."""
+        fixes = self.stale.get(n.rule, {})
+        out = []
+        for r in n.references:
+            fix = fixes.get(r.start)
+            meant = dict(map(tuple, fix["rules"])).get(r.rule) if fix else None
+            rule = meant or r.rule
+            out.append(
+                {"rule": rule, "raw": r.raw, "url": self.url(rule), "printed": r.rule if rule != r.rule else None}
+            )
+        return out
 
     def url(self, target: str) -> str | None:
         """The URL of the clause ``target`` as this version cites it; None when nothing holds it."""
@@ -54,7 +80,7 @@ def _full(n: NodeRecord, v: VersionInfo, refs: References, heading: int) -> dict
         "heading": heading,
         "title": n.title,
         "text": n.text,
-        "segments": reference_segments(n.text, n.references, refs.url),
+        "segments": refs.segments(n),
         "examples": n.examples,
         "notes": n.notes,
         "url": clause_url(v.game, v.lang, v.label, n.rule),
@@ -74,3 +100,26 @@ def citation(v: VersionInfo, rule: str) -> str:
 def has_language(s: Store, game: str, lang: str) -> bool:
     """True when the KB holds any version of ``game`` in ``lang`` (Duel Masters has no English text)."""
     return bool(s.versions(game, lang))
+
+
+def pair_descendants(s: Store, below: list[dict], other: VersionInfo, rule: str) -> int:
+    """Give each clause of a rule page its text in the other language (``other``: the paired edition,
+    numbered alike), so the page reads in two columns instead of beside one empty heading. Returns how
+    many clauses found theirs."""
+    nodes = {n.rule: n for n in s.descendants(other, rule)}
+    found = 0
+    for d in below:
+        n = nodes.get(d["rule"])
+        d["other"] = (
+            {
+                "rule": n.rule,
+                "title": n.title,
+                "text": n.text,
+                "examples": n.examples,
+                "url": clause_url(other.game, other.lang, other.label, n.rule),
+            }
+            if n is not None
+            else None
+        )
+        found += n is not None
+    return found

@@ -17,7 +17,7 @@ from kb.errors import RulekbError
 from kb.store import Store, VersionInfo
 from kb.versions import align as kb_align
 from kb.versions import compare as kb_compare
-from kb.versions import diffparts, editorial
+from kb.versions import diffparts, editorial, jahistory, termlinks
 from kb.versions import history as kb_history
 from kb.versions import lineage as kb_lineage
 
@@ -44,8 +44,14 @@ def diff(store: Store, game: str, lang: str, old: str, new: str, *, inline: bool
     return section(kb_compare, "diff_versions", store, game, lang, old, new, inline=inline)
 
 
-def history(store: Store, game: str, lang: str, rule: str) -> dict:
-    return section(kb_history, "history", store, game, lang, rule)
+def history(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> dict:
+    """A clause's history: a translated one told by its English lineage (kb.versions.jahistory)."""
+    told = section(jahistory, "history", store, game, lang, rule, version=version)
+    return told if told is not None else section(kb_history, "history", store, game, lang, rule, version=version)
+
+
+def translation_now(store: Store, game: str, lang: str, rule: str, label: str) -> dict | None:
+    return section(jahistory, "now", store, game, lang, rule, label)
 
 
 def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
@@ -82,6 +88,10 @@ def update_changes(store: Store, new_vid: int) -> list[dict]:
 
 def prepare_diff(store: Store, version: VersionInfo) -> int:
     return section(kb_compare, "prepare", store, version)
+
+
+def prime_terms(store: Store, version: VersionInfo) -> int:
+    return section(termlinks, "prime", store, version)
 
 
 def editorial_vocabulary(store: Store) -> Any:

@@ -62,26 +62,51 @@ def find_spans(text: str, needle: str) -> list[list[int]]:
     return [[m.start(), m.end()] for m in re.finditer(pattern, text, re.IGNORECASE)]
 
 
-def reference_segments(text: str, refs: list[Reference], url_for: Callable[[str], str | None]) -> list[list]:
-    """``text`` as ``[[text, url_or_None, rule_or_None], ...]``: each located reference links to its clause."""
-    spans = []
+def reference_segments(
+    text: str,
+    refs: list[Reference],
+    url_for: Callable[[str], str | None],
+    fixes: dict[int, dict] | None = None,
+    terms: list[tuple[int, int, str, str | None]] | None = None,
+    term_url: Callable[[str], str] | None = None,
+) -> list[list]:
+    """``text`` as ``[[text, url_or_None, rule_or_None, mark_or_None], ...]``: each located reference links to
+    its clause. A span in ``fixes`` (by start offset, kb.versions.staleref) prints an outdated number: it
+    links to the rule meant, marked ``{"kind": "stale", "printed", "meant"}`` (the text stays as printed).
+    ``terms`` (kb.versions.termlinks: start, end, term, defining rule) outside references link to
+    ``term_url(term)``, marked ``{"kind": "term", "term", "rule"}``."""
+    fixes = fixes or {}
+    spans: list[tuple[int, int, str | None, str | None]] = []  # (start, end, term or None, rule)
     for ref in refs:
         if 0 <= ref.start < ref.end <= len(text) and text[ref.start : ref.end] == ref.raw:
             if spans and ref.start < spans[-1][1]:
                 continue  # a range ("509.1-3") shares one span: link it to its first clause
-            spans.append((ref.start, ref.end, ref.rule))
-    spans.sort()
+            spans.append((ref.start, ref.end, None, ref.rule))
+    spans.sort(key=lambda sp: sp[:2])
+    if terms and term_url is not None:
+        taken = [(s, e) for s, e, _, _ in spans]
+        for s, e, term, rule in terms:
+            if 0 <= s < e <= len(text) and not any(s < b and a < e for a, b in taken):
+                spans.append((s, e, term, rule))
+        spans.sort(key=lambda sp: sp[:2])
     segs: list[list] = []
     pos = 0
-    for s, e, rule in spans:
+    for s, e, term, rule in spans:
         if s < pos:
             continue
         if s > pos:
-            segs.append([text[pos:s], None, None])
-        segs.append([text[s:e], url_for(rule), rule])
+            segs.append([text[pos:s], None, None, None])
+        fix = fixes.get(s) if term is None else None
+        if term is not None and term_url is not None:
+            segs.append([text[s:e], term_url(term), None, {"kind": "term", "term": term, "rule": rule}])
+        elif fix is not None:
+            mark = {"kind": "stale", "printed": fix["printed"], "meant": fix["meant"]}
+            segs.append([text[s:e], url_for(fix["meant"]), fix["meant"], mark])
+        else:
+            segs.append([text[s:e], url_for(rule), rule, None])
         pos = e
     if pos < len(text):
-        segs.append([text[pos:], None, None])
+        segs.append([text[pos:], None, None, None])
     return segs
 
 

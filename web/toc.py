@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import unicodedata
+
 from markupsafe import Markup, escape
 
 from kb import ruleid
@@ -20,17 +23,28 @@ def tree(nodes: list[dict], *, open_all: bool = False) -> list[dict]:
     return roots
 
 
+_HIRAGANA = {c: c + 0x60 for c in range(0x3041, 0x3097)}
+_DROPPED = re.compile(r"[\u30fb\s]")
+
+
+def fold(s: str) -> str:
+    """What the contents filter compares (web/static/fold.js does the same in the browser): NFKC (full
+    width letters and digits narrow, half-width katakana full), lower case, hiragana as katakana
+    (ぶろっく finds ブロック), no middle dots or spaces (ブロッククリーチャー finds ブロック・クリーチャー)."""
+    s = unicodedata.normalize("NFKC", s).lower().translate(_HIRAGANA)
+    return _DROPPED.sub("", s)
+
+
 def matching(nodes: list[dict], q: str) -> list[dict]:
-    """The entries whose id starts with ``q`` (``509.1``, ``５０９``) or whose words contain it, with their
-    ancestors so that each match keeps its place in the tree."""
+    """The entries whose id starts with ``q`` (``509.1``, ``５０９``) or whose words contain it however it
+    is written (``fold``), with their ancestors so that each match keeps its place in the tree."""
     rule = ruleid.normalize(q)
-    needle = q.casefold()
+    needle = fold(q)
     hits = {
         n["rule"]
         for n in nodes
         if n["rule"].startswith(rule)
-        or needle in (n["title"] or "").casefold()
-        or needle in (n["excerpt"] or "").casefold()
+        or (needle and (needle in fold(n["title"] or "") or needle in fold(n["excerpt"] or "")))
     }
     keep = set(hits)
     for r in hits:

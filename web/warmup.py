@@ -44,6 +44,7 @@ def warm(app, state) -> None:
             client.get(f"/{v.game}/{v.lang}/{v.label}/", environ_overrides=fresh)
         for v in newest.values():
             services.prepare_diff(store, v)
+            services.prime_terms(store, v)  # the term matcher of each language, and the terms of each text
         log.info("warmed %s in %.1f s", gen.name, time.perf_counter() - started)
     except Exception:  # no KB yet, a broken index: the pages will say so when asked
         log.warning("warm-up stopped", exc_info=True)

@@ -38,16 +38,7 @@ class Copies:
     def __init__(self, store: Store, versions: list[VersionInfo]):
         self.store = store
         self.vids = [v.id for v in versions if not v.partial]
-        marks = ",".join("?" * len(self.vids))
-        rows = (
-            store.conn.execute(
-                "SELECT DISTINCT c.hash, c.text FROM contents c JOIN nodes n ON n.hash = c.hash"
-                f" WHERE n.version_id IN ({marks})",
-                self.vids,
-            ).fetchall()
-            if self.vids
-            else []
-        )
+        rows = store.texts_in(self.vids)
         self.hashes = [h for h, _ in rows]
         texts = [norm(t) for _, t in rows]
         self.starts, pos = [], 0
@@ -80,8 +71,4 @@ class Copies:
 
     def places(self, hashes: list[str]) -> list[tuple[int, str]]:
         """(version id, rule) of every node of the editions holding one of ``hashes``."""
-        if not hashes:
-            return []
-        marks, vmarks = ",".join("?" * len(hashes)), ",".join("?" * len(self.vids))
-        q = f"SELECT version_id, rule FROM nodes WHERE hash IN ({marks}) AND version_id IN ({vmarks})"
-        return self.store.conn.execute(q, [*hashes, *self.vids]).fetchall()
+        return self.store.places(hashes, self.vids)

@@ -184,11 +184,7 @@ class Resolver:
         if self._keywords is None:
             self._keywords = {}
             ids = {v.id for v in self.chain}
-            rows = self.store.conn.execute(
-                "SELECT n.version_id, n.rule, c.title, c.text FROM nodes n JOIN contents c ON c.hash = n.hash"
-                " WHERE n.rule LIKE '702.%'"
-            )
-            for vid, rule, title, text in rows:
+            for vid, rule, title, text in self.store.clause_texts_under("702."):
                 name = _heading(title, text)
                 if vid in ids and _KEYWORD_RULE.match(rule) and name and name != "general":
                     self._keywords.setdefault(name, set()).add((vid, rule))

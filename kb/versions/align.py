@@ -16,7 +16,6 @@ lineage (309.2 → 509.1).
 
 from __future__ import annotations
 
-import json
 import math
 import re
 import statistics
@@ -184,23 +183,14 @@ def _bridge(store: Store, a: VersionInfo, b: VersionInfo) -> VersionInfo | None:
     return edition if edition is not None and edition.id != b.id else None
 
 
-ALIGNMENTS = (
-    "CREATE TABLE IF NOT EXISTS alignments(a_vid INTEGER, b_vid INTEGER, data TEXT NOT NULL, PRIMARY KEY(a_vid, b_vid))"
-)
-
-
 def precompute(store: Store) -> int:
     """Align every translation with the edition it renders, once per build (the alignment page reads it)."""
-    store.conn.execute(ALIGNMENTS)
-    store.conn.execute("DELETE FROM alignments")
+    store.clear_alignments()
     done = 0
     for v in store.versions():
         edition = editions.rendered_edition(store, v)
         if edition is not None:
-            data = _align(store, v, edition)
-            store.conn.execute(
-                "INSERT INTO alignments VALUES(?,?,?)", (v.id, edition.id, json.dumps(data, ensure_ascii=False))
-            )
+            store.add_alignment(v.id, edition.id, _align(store, v, edition))
             done += 1
     return done
 
@@ -209,11 +199,8 @@ def align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:
     """DESIGN.md align JSON of version ``a`` against version ``b``, with a coverage summary."""
     if a.game != b.game:
         raise NotFound(f"{a.label} is {a.game} but {b.label} is {b.game}: align compares one game")
-    if store.has_table("alignments"):
-        row = store.conn.execute("SELECT data FROM alignments WHERE a_vid=? AND b_vid=?", (a.id, b.id)).fetchone()
-        if row:
-            return json.loads(row[0])
-    return _align(store, a, b)
+    stored = store.alignment(a.id, b.id)
+    return stored if stored is not None else _align(store, a, b)
 
 
 def _align(store: Store, a: VersionInfo, b: VersionInfo) -> dict:

@@ -12,16 +12,10 @@ from kb.versions.diffparts import Item
 
 FORCED_PATH = Path(__file__).resolve().parents[1] / "data" / "forced_matches.toml"
 
-_ITEM_SELECT = (
-    "SELECT n.rule, n.parent, n.hash, n.position, c.title, c.text, c.examples, c.refs"
-    " FROM nodes n JOIN contents c ON c.hash = n.hash WHERE n.version_id=? ORDER BY n.position"
-)
-
 
 def load_items(store: Store, version: VersionInfo | int) -> list[Item]:
     """A version's nodes as comparable items, in document order."""
-    vid = version if isinstance(version, int) else version.id
-    return [diffparts.make_item(*row) for row in store.conn.execute(_ITEM_SELECT, (vid,))]
+    return [diffparts.make_item(*row) for row in store.item_rows(version)]
 
 
 def load_forced(path: Path | str = FORCED_PATH) -> list[dict]:

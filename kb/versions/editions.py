@@ -2,10 +2,12 @@
 
 A Japanese text translates one English edition: 和訳 ``20260116.0`` renders ``20260116``; the old
 private translation 5.5.0.0 renders the edition its clause ids match (kb.versions.order's estimate, 20081001);
-a wiki quote of 20260807.0 names an edition the KB may not hold, and is then read against the edition
-in force on its date (``exact`` false: its numbering may differ, so its references are not resolved
-there). Everything that crosses languages — references, lineage, the other-language panel, the
-alignment — goes through this pairing, never through a bare clause number.
+a text dated between two held editions but naming neither is read against the edition in force on
+its date (``exact`` false: its numbering may differ, so its references are not resolved there); a text
+newer than every held edition (the wiki quote of 20260807.0) is only *estimated* to render the newest
+one (``NEWER``): the edition it renders may be one the KB has never seen, and pages say so.
+Everything that crosses languages — references, lineage, the other-language panel, the alignment —
+goes through this pairing, never through a bare clause number.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from kb.versions import order
 SAME_EDITION = "same edition"
 BY_CONTENT = "estimated by content"
 BY_DATE = "in force on its date"
+NEWER = "newer than every held edition"  # an estimate: the edition it renders may be one the KB lacks
 
 
 @dataclass
@@ -44,9 +47,12 @@ def find_rendering(store: Store, v: VersionInfo) -> Rendering | None:
         return Rendering(best, BY_CONTENT, True)
     when = v.sort_date or (v.effective.isoformat() if v.effective else "")
     in_force = [e for e in editions if when and e.sort_date <= when]
-    if in_force:
-        return Rendering(in_force[-1].label, BY_DATE, False, named)
-    return None
+    if not in_force:
+        return None
+    # Only a held edition after the date shows which one was in force then: a text newer than every
+    # held edition (the wiki quote of 20260807.0) may render one the KB has never seen.
+    method = BY_DATE if len(in_force) < len(editions) else NEWER
+    return Rendering(in_force[-1].label, method, False, named)
 
 
 def pair_translations(store: Store) -> dict[str, str]:

@@ -20,6 +20,8 @@ import unicodedata
 from collections import Counter
 from collections.abc import Callable
 
+from kb.model import has_japanese
+
 _ID = r"[1-9]\d{2}\.\d{1,3}[a-z]{0,2}"
 # A dotted id with an optional range tail ("601.2a-h", "601.2a–601.2h"), or a whole rule after its cue word.
 _REFERENCE = re.compile(rf"{_ID}(?:\s*[-–—]\s*(?:{_ID}|[a-z]{{1,2}}\b))?|(?<=\brule )[1-9]\d{{2}}\b")
@@ -114,7 +116,6 @@ _NEGATIONS = {
     "should": "shouldnt",
     "will": "wont",
 }
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 _VOCABULARY_META = "editorial_vocabulary/1"  # a new way of counting words: a new key (older counts ignored)
@@ -143,7 +144,7 @@ def keep_vocabulary(store) -> int:
 
 def _count_words(store) -> Counter:
     vocab: Counter = Counter()
-    for title, text in store.conn.execute("SELECT title, text FROM contents"):
+    for title, text in store.content_texts():
         vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
     return vocab
 
@@ -245,7 +246,7 @@ def classify(old: str, new: str, vocab: Counter | None = None) -> list[str] | No
     if old == new:
         return []
     a_stages, b_stages = _stages(old), _stages(new)
-    if _JAPANESE.search(old + new):  # no word-level rules for Japanese: typography, references and notes only
+    if has_japanese(old + new):  # no word-level rules for Japanese: typography, references and notes only
         same = next(
             (
                 why

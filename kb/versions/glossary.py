@@ -15,7 +15,7 @@ from collections import Counter
 
 from kb import ruleid
 from kb.store import Store, VersionInfo
-from kb.versions import editions
+from kb.versions import editions, staleref
 
 MAX_USES = 20
 _QUOTES = re.compile(r"[’‘'`“”\"?]")
@@ -47,6 +47,7 @@ def entries(store: Store, game: str | None = None, lang: str | None = None, *, f
 def _merge(store: Store, game: str | None) -> list[dict]:
     versions = {v.id: v for v in store.versions(game)}
     held: dict[int, set[str]] = {}  # ids each version holds, read once
+    titled: dict[int, staleref.Titles] = {}  # headings by title, read once for a definition that names one
     rank = {vid: i for i, vid in enumerate(versions)}  # oldest first
     groups: dict[tuple[str, str, str], list[dict]] = {}
     for t in store.terms(game):
@@ -58,12 +59,18 @@ def _merge(store: Store, game: str | None) -> list[dict]:
         rows.sort(
             key=lambda t: (rank.get(t["version_id"], -1), _SOURCES.index(t["source"]) if t["source"] in _SOURCES else 9)
         )
-        out.append(_entry(store, g, lg, rows, versions, held))
+        out.append(_entry(store, g, lg, rows, versions, held, titled))
     return out
 
 
 def _entry(
-    store: Store, game: str, lang: str, rows: list[dict], versions: dict[int, VersionInfo], held: dict[int, set[str]]
+    store: Store,
+    game: str,
+    lang: str,
+    rows: list[dict],
+    versions: dict[int, VersionInfo],
+    held: dict[int, set[str]],
+    titled: dict[int, staleref.Titles],
 ) -> dict:
     defined = [t for t in rows if t["definition"]]
     newest = defined[-1] if defined else rows[-1]
@@ -97,7 +104,9 @@ def _entry(
     if version is not None:
         if version.id not in held:
             held[version.id] = set(store.rules(version))
-        entry["cites"] = _cites(store, version, entry["definition"], held[version.id])
+        if "〔" in entry["definition"] and version.id not in titled:
+            titled[version.id] = staleref.Titles(store.nodes(version))
+        entry["cites"] = _cites(store, version, entry["definition"], held[version.id], titled.get(version.id))
     return entry
 
 
@@ -113,15 +122,34 @@ def _history(older: list[dict], newest: dict, versions: dict[int, VersionInfo]) 
     return [h for h in out if h["definition"] != newest["definition"]] if out else []
 
 
-def _cites(store: Store, version: VersionInfo, definition: str, held: set[str]) -> list[dict]:
-    """Rules a definition cites, resolved in the definition's own version (or the edition it renders)."""
+def _cites(
+    store: Store, version: VersionInfo, definition: str, held: set[str], titles: staleref.Titles | None
+) -> list[dict]:
+    """Rules a definition cites, resolved in the definition's own version (or the edition it renders); a
+    number printed beside another rule's title is read as that rule (``printed`` keeps the number)."""
     out = []
-    for rule in dict.fromkeys(_CITED.findall(definition)):
+    for printed, title in cited_titles(definition):
+        rule = (titles.meant(printed, title) if titles is not None and title else None) or printed
         found = editions.resolve_reference(store, version, rule, held)
         out.append(
-            {"rule": rule, "version": found[0].label if found else None, "lang": found[0].lang if found else None}
+            {
+                "rule": rule,
+                "version": found[0].label if found else None,
+                "lang": found[0].lang if found else None,
+                "printed": printed if rule != printed else None,
+            }
         )
     return out
+
+
+def cited_titles(definition: str) -> list[tuple[str, str]]:
+    """The rules a definition cites, in order, with the title it gives each in brackets ("" for none):
+    "rule 702.2〔接死〕参照" -> [("702.2", "接死")]."""
+    out: dict[str, str] = {}
+    for m in _CITED.finditer(definition):
+        title = re.match(r"〔([^〕]{1,40})〕", definition[m.end() :])
+        out.setdefault(m.group(1), title.group(1) if title else "")
+    return list(out.items())
 
 
 def pair_english(entries: list[dict]) -> None:

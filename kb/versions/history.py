@@ -25,10 +25,6 @@ class Step:
     hash: str
 
 
-def _hashes(store: Store, rule: str) -> dict[int, str]:
-    return dict(store.conn.execute("SELECT version_id, hash FROM nodes WHERE rule=?", (rule,)))
-
-
 _THREADS = 256  # threads kept per read-only store: a clause page asks for the same one four times
 _threads_lock = threading.Lock()
 
@@ -65,7 +61,7 @@ def _thread(store: Store, game: str, lang: str, rule: str, version: str | None) 
 
     def holds(i: int, r: str) -> str | None:
         if r not in hashes_cache:
-            hashes_cache[r] = _hashes(store, r)
+            hashes_cache[r] = store.rule_hashes(r)
         return hashes_cache[r].get(chain[i].id)
 
     if version:
@@ -78,7 +74,7 @@ def _thread(store: Store, game: str, lang: str, rule: str, version: str | None) 
     else:
         k = next((i for i in range(len(chain) - 1, -1, -1) if holds(i, rule)), None)
         if k is None:
-            chain = [v for v in every if not v.sort_date and v.id in _hashes(store, rule)][-1:]
+            chain = [v for v in every if not v.sort_date and v.id in store.rule_hashes(rule)][-1:]
             k = 0 if chain else None
         if k is None:
             raise NotFound(f"unknown rule {rule!r} in {game}/{lang}")
@@ -118,7 +114,7 @@ def _translation_thread(store: Store, game: str, lang: str, rule: str, version: 
     rendering an edition of that thread. Never matched by number across a renumbering: a clause whose
     edition lacks its id stands alone."""
     paired = [v for v in store.versions(game, lang) if editions.rendering(v)]
-    holding = _hashes(store, rule)
+    holding = store.rule_hashes(rule)
     if version:
         start = store.get_version(game, lang, version)
     else:
@@ -133,7 +129,7 @@ def _translation_thread(store: Store, game: str, lang: str, rule: str, version: 
     steps = []
     for v in paired:
         r = at.get(editions.rendering(v).label)
-        if r is not None and (h := _hashes(store, r).get(v.id)) is not None:
+        if r is not None and (h := store.rule_hashes(r).get(v.id)) is not None:
             steps.append(Step(v, r, h))
     gone = None
     if en_ends["removed"] is not None:  # the first whole translation of an edition without the clause

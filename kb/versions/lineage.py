@@ -2,8 +2,9 @@
 
 ``build`` diffs every adjacent pair of versions of each game/language once (kb.versions.diff, no
 inline text) and stores the changes (moved, edited, added, removed; unchanged clauses are implied)
-in the ``lineage`` table. Readers walk those links (kb.versions.history) or read what one update
-changed (``update_counts``, ``update_changes``) and which steps were editorial (``editorial_paths``).
+in the store's ``lineage`` table (kb.store.lineage). Readers walk those links (kb.versions.history)
+or read what one update changed (``update_counts``, ``update_changes``) and which steps were
+editorial (``editorial_paths``).
 """
 
 from __future__ import annotations
@@ -16,15 +17,6 @@ from kb.model import Progress
 from kb.store import Store, VersionInfo
 from kb.versions import diffparts, editions, editorial
 from kb.versions.diff import diff_items, forced_for, load_forced, load_items
-
-LINEAGE_SCHEMA = """
-CREATE TABLE IF NOT EXISTS lineage(
-    game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,
-    old_rule TEXT, new_rule TEXT, kind TEXT NOT NULL, similarity REAL NOT NULL, reference_only INTEGER NOT NULL,
-    editorial INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS lineage_by_new ON lineage(new_vid, new_rule);
-CREATE INDEX IF NOT EXISTS lineage_by_old ON lineage(old_vid, old_rule);
-"""
 
 
 def chains(store: Store) -> list[list[VersionInfo]]:
@@ -72,25 +64,17 @@ def build(store: Store, progress: Progress | None = None, *, workers: int = 1) -
 
     With ``workers`` > 1 the pairs are diffed in that many processes, each reading the committed store
     (runs of ``_RUN`` adjacent pairs each, so that a worker compares an edition's features it just made)."""
-    store.conn.executescript(LINEAGE_SCHEMA)
-    if "editorial" not in {row[1] for row in store.conn.execute("PRAGMA table_info(lineage)")}:
-        # a KB built before the column existed
-        store.conn.execute("ALTER TABLE lineage ADD COLUMN editorial INTEGER NOT NULL DEFAULT 0")
-    store.conn.execute("DELETE FROM lineage")
+    store.clear_lineage()
     pairs = [(a, b) for chain in chains(store) for a, b in zip(chain, chain[1:], strict=False)]
     rows = 0
     for done, ((a, b), batch) in enumerate(zip(pairs, _diffed(store, pairs, workers), strict=True)):
         if progress:
             progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
-        store.conn.executemany(
-            "INSERT INTO lineage(game, lang, old_vid, new_vid, old_rule, new_rule, kind, similarity, reference_only,"
-            " editorial) VALUES(?,?,?,?,?,?,?,?,?,?)",
-            batch,
-        )
+        store.add_lineage(batch)
         rows += len(batch)
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
-    store.set_meta("lineage_built", "1")
+    store.lineage_done()
     return {"pairs": len(pairs), "links": rows}
 
 
@@ -129,18 +113,14 @@ def _worker_rows(pair: tuple[VersionInfo, VersionInfo]) -> list[tuple]:
 # -- reading links ------------------------------------------------------------------------------
 def require(store: Store) -> None:
     """Lineage is part of every generation (kb.build builds it): a store without it is not a KB."""
-    if not store.has_table("lineage"):
+    if not store.has_lineage():
         raise StoreError("this knowledge base has no clause lineage: rebuild it with `rulekb build`")
 
 
 def link(store: Store, direction: str, vid: int, rule: str) -> tuple | None:
     """The stored change that leads into (back) or out of (fwd) a clause of version ``vid``."""
     require(store)
-    if direction == "back":
-        q = "SELECT kind, old_rule, similarity, reference_only FROM lineage WHERE new_vid=? AND new_rule=?"
-    else:
-        q = "SELECT kind, new_rule, similarity, reference_only FROM lineage WHERE old_vid=? AND old_rule=?"
-    return store.conn.execute(q, (vid, rule)).fetchone()
+    return store.lineage_link(direction, vid, rule)
 
 
 def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tuple[str, str], bool]:
@@ -157,12 +137,8 @@ def editorial_paths(store: Store, old: VersionInfo, new: VersionInfo) -> dict[tu
         return {}
     steps = ids[ids.index(old.id) : ids.index(new.id) + 1]
     cur = {r: (r, True) for r in store.rules(old)}  # original id -> (id now, editorial so far)
-    q = (
-        "SELECT old_rule, new_rule, kind, similarity, reference_only, editorial FROM lineage"
-        " WHERE old_vid=? AND new_vid=? AND old_rule IS NOT NULL"
-    )
     for a, b in zip(steps, steps[1:], strict=False):
-        rows = {o: (n, kind, sim, ref, ed) for o, n, kind, sim, ref, ed in store.conn.execute(q, (a, b))}
+        rows = store.lineage_step(a, b)
         for r, (now, ok) in list(cur.items()):
             link = rows.get(now)
             if link is None:
@@ -183,12 +159,7 @@ def update_counts(store: Store) -> dict[int, dict]:
     edits, reference-only ones included)."""
     require(store)
     out: dict[int, dict] = {}
-    wording = "SUM(editorial)" if _has_editorial(store) else "0"  # a KB built before the column existed
-    q = (
-        f"SELECT old_vid, new_vid, kind, COUNT(*), SUM(reference_only), {wording} FROM lineage"
-        " GROUP BY old_vid, new_vid, kind"
-    )
-    for old_vid, new_vid, kind, n, ref_only, wording in store.conn.execute(q):
+    for old_vid, new_vid, kind, n, ref_only, wording in store.lineage_counts():
         entry = out.setdefault(
             new_vid,
             {
@@ -210,17 +181,8 @@ def update_counts(store: Store) -> dict[int, dict]:
 def update_changes(store: Store, new_vid: int) -> list[dict]:
     """The stored changes that lead into version ``new_vid`` from its predecessor, in document order."""
     require(store)
-    wording = "editorial" if _has_editorial(store) else "0"
-    rows = store.conn.execute(
-        f"SELECT kind, old_rule, new_rule, similarity, reference_only, {wording} FROM lineage WHERE new_vid=?",
-        (new_vid,),
-    )
     changes = [
         {"kind": k, "old_rule": o, "new_rule": n, "similarity": sim, "reference_only": bool(ref), "editorial": bool(ed)}
-        for k, o, n, sim, ref, ed in rows
+        for k, o, n, sim, ref, ed in store.lineage_into(new_vid)
     ]
     return diffparts.sort_changes(changes)
-
-
-def _has_editorial(store: Store) -> bool:
-    return any(row[1] == "editorial" for row in store.conn.execute("PRAGMA table_info(lineage)"))

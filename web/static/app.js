@@ -141,8 +141,11 @@
     hideTip();
     tip = el("div", "preview"); tip.id = "preview"; tip.setAttribute("role", "tooltip");
     tip.lang = data.lang || "";
-    tip.appendChild(el("div", "p-head", data.rule + (data.title ? " " + data.title : "") + " (" + (data.version && data.version.version || "") + ")"));
-    var body = data.text || (data.descendants || []).map(function (d) { return d.rule + " " + (d.text || d.title); }).join(" ");
+    var term = !data.rule && data.term;  // a defined term: its glossary entry
+    var head = term ? data.term + (data.counterpart ? " / " + data.counterpart : "") + " — 用語集"
+      : data.rule + (data.title ? " " + data.title : "") + " (" + (data.version && data.version.version || "") + ")";
+    tip.appendChild(el("div", "p-head", head));
+    var body = term ? data.definition : data.text || (data.descendants || []).map(function (d) { return d.rule + " " + (d.text || d.title); }).join(" ");
     if (body) tip.appendChild(el("p", "p-text", clip(body, 420)));
     document.body.appendChild(tip);
     var r = a.getBoundingClientRect(), w = tip.offsetWidth;
@@ -158,10 +161,10 @@
       if (url.origin !== location.origin) return;
       var key = "/api" + url.pathname;
       var got = cache[key] || (cache[key] = fetch(key).then(function (r) { return r.ok ? r.json() : null; }).catch(function () { return null; }));
-      got.then(function (data) { if (data && data.rule && (a.matches(":hover") || a === document.activeElement)) showTip(a, data); });
+      got.then(function (data) { if (data && (data.rule || data.term) && (a.matches(":hover") || a === document.activeElement)) showTip(a, data); });
     }, 150);
   };
-  var refOf = function (t) { return t && t.closest ? t.closest("a.ref[data-rule], a[data-rule]") : null; };
+  var refOf = function (t) { return t && t.closest ? t.closest("a.ref[data-rule], a[data-rule], a.term[data-term]") : null; };
   document.addEventListener("mouseover", function (e) { var a = refOf(e.target); if (a) wantTip(a); });
   document.addEventListener("mouseout", function (e) { if (refOf(e.target)) hideTip(); });
   document.addEventListener("focusin", function (e) { var a = refOf(e.target); if (a) wantTip(a); else hideTip(); });
@@ -187,9 +190,10 @@
   var filter = $("[data-toc-filter]"), toc = $("ul.toc");
   if (filter && toc && !("folded" in toc.dataset)) {  // a folded contents is filtered by the server
     var entries = $$("li[data-rule]", toc), count = $("[data-toc-count]");
-    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return (a ? a.textContent : "").toLowerCase(); });
+    var fold = window.rulekbFold || function (s) { return s.toLowerCase(); };  // static/fold.js
+    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
     var apply = function () {
-      var q = filter.value.trim().toLowerCase(), shown = 0;
+      var q = fold(filter.value.trim()), shown = 0;
       entries.forEach(function (li, i) {
         var hit = !q || li.dataset.rule.indexOf(q) === 0 || texts[i].indexOf(q) >= 0;
         li.dataset.hit = hit ? "1" : "";

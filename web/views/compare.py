@@ -8,9 +8,9 @@ from flask import Blueprint, abort, current_app, redirect, url_for
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
+from kb.versions import choice
 from web import diffview, paging, services
 from web.pages import arg, arg_choice, check_game_lang, clause_url, generation, store, twin, version, version_json
-from web.views.rules import paired_version
 
 bp = Blueprint("compare", __name__)
 
@@ -21,14 +21,6 @@ def _choices() -> list[dict]:
     return [version_json(v) for v in store().versions()]
 
 
-def _default_pair(game: str, lang: str) -> tuple[str | None, str | None]:
-    """The newest update of a game and language: its two newest whole versions."""
-    whole = [v for v in store().versions(game, lang) if not v.partial and v.sort_date]
-    if len(whole) < 2:
-        return None, None
-    return whole[-2].label, whole[-1].label
-
-
 @twin(bp, "/diff", "diff_form.html")
 def diff_form():
     """Pick two versions (the newest update preselected); with all four parameters, go to the diff."""
@@ -37,7 +29,8 @@ def diff_form():
     if game and lang and old and new:
         return redirect(url_for("compare.diff", game=game, lang=lang, old=old, new=new))
     game, lang = game or "mtg", lang or "en"
-    d_old, d_new = _default_pair(game, lang)
+    update = choice.latest_update(store(), game, lang)  # the newest update, preselected
+    d_old, d_new = (update[0].label, update[1].label) if update else (None, None)
     return {"versions": _choices(), "game": game, "lang": lang, "old": old or d_old, "new": new or d_new}
 
 
@@ -48,19 +41,20 @@ def diff(game: str, lang: str, old: str, new: str):
     check_game_lang(game, lang)
     vo, vn = version(game, lang, old), version(game, lang, new)
     part = arg("part", max_len=10) or None
+    view = {"view": arg_choice("view", ("list", "side")) or "list"}  # side: old and new texts in two columns
     base = generation().cached(("diff", vo.id, vn.id), lambda: diffview.summary(store(), vo, vn))
     if base["unavailable"] or base["same_version"]:
-        return base
+        return base | view
     if part is None and not base["large"]:
         part = "all"
     if part is None:
-        return base
+        return base | view
     if part != "all" and part not in {p["key"] for p in base["parts"]}:
         runs = [p for p in base["parts"] if p["key"].startswith(f"{part}-")]
         if runs:  # a rule of many changes comes in runs (``702-1``): its first
             return redirect(runs[0]["url"])
         abort(404, description=f"この差分に節 {part!r} の変更はありません")
-    return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part))
+    return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part)) | view
 
 
 @twin(bp, "/align", "align_form.html")
@@ -69,7 +63,7 @@ def align_form():
     s = store()
     pairs = []
     for v in s.versions(lang="ja"):
-        pv = paired_version(s, v)
+        pv = choice.paired(s, v)
         pairs.append(
             {
                 "ja": version_json(v),

@@ -168,7 +168,7 @@ def article(article_id: int):
     # SQLite integers stop at 2**63 - 1: a longer id in the URL names no article (not a server error).
     a = store().article(article_id) if article_id < 2**63 else None
     if a is None:
-        abort(404, description=f"no article {article_id}")
+        abort(404, description=f"記事 {article_id} はありません。")
     s = store()
     held = {}
     for rule in a["cites"]:

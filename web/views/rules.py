@@ -6,7 +6,7 @@ from flask import Blueprint, abort, current_app
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
-from kb.versions import align, editions
+from kb.versions import align, choice, editions
 from kb.versions import history as lineage
 from web import moved, paging, rulepage, services, toc, updates
 from web.fold import fold_history, runs
@@ -22,14 +22,13 @@ from web.pages import (
     version,
     version_json,
 )
-from web.text import excerpt, percent, reference_segments
+from web.text import excerpt, percent
 
 bp = Blueprint("rules", __name__)
 bp.add_app_template_filter(runs, "runs")
 bp.add_app_template_filter(percent, "pct")
 
 GAME = "<any(mtg,dm):game>/<any(ja,en):lang>"
-LANG_NAMES = {"ja": "日本語版", "en": "英語版"}
 _DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 
@@ -105,15 +104,6 @@ def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
     }
 
 
-def paired_version(s: Store, v: VersionInfo) -> VersionInfo | None:
-    """The other language's text of the same edition: a translation's English edition, an edition's
-    best translation."""
-    if v.lang != "en":
-        return editions.rendered_edition(s, v)
-    found = editions.translations_of(s, v)
-    return found[0] if found else None
-
-
 def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     """The same clause in the other language, through the edition pairing (or its lineage)."""
     other = "en" if v.lang == "ja" else "ja"
@@ -121,7 +111,7 @@ def _other_language(s: Store, game: str, v: VersionInfo, rule: str) -> dict:
     r = editions.rendering(v)
     pairing = {"edition": r.label, "method": r.method, "exact": r.exact, "wanted": r.wanted} if r else None
     if found is None:
-        pv = paired_version(s, v)
+        pv = choice.paired(s, v)
         return {
             "lang": other,
             "found": False,
@@ -163,14 +153,18 @@ def _lineage_versions(s: Store, game: str, lang: str, v: VersionInfo, rule: str,
     ]
 
 
-def _history(s: Store, game: str, lang: str, rule: str) -> dict:
-    """The history service's events (edits carry their inline diff), each linked, folded for reading."""
-    hist = services.history(s, game, lang, rule)
+def _history(s: Store, game: str, lang: str, rule: str, label: str | None = None) -> dict:
+    """The history service's events (edits carry their inline diff), each linked, folded for reading; a
+    translated clause's events are its English clause's, with the translations marked on them."""
+    hist = services.history(s, game, lang, rule, label)
     events = []
     for ev in hist["events"]:
-        label = ev.get("version")
-        url = clause_url(game, lang, label, ev.get("rule") or rule) if label and ev.get("kind") != "removed" else None
+        at, kind = ev.get("version"), ev.get("kind")
+        url = clause_url(game, ev.get("lang", lang), at, ev.get("rule") or rule) if at and kind != "removed" else None
         events.append({**ev, "url": url})
+    if hist.get("english"):
+        en = hist["english"]
+        hist["english"] = {**en, "url": f"/history/{game}/en/{en['rule']}?version={en['version']}"}
     return fold_history({**hist, "events": events})
 
 
@@ -182,7 +176,7 @@ def _neighbour(s: Store, game: str, lang: str, v: VersionInfo, position: int) ->
 
 def _now(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict | None:
     """Where an old clause stands today: "now 702.19 (20260116)", or the edition that removed it."""
-    found = lineage.now(s, game, lang, rule, v.label)
+    found = services.translation_now(s, game, lang, rule, v.label) or lineage.now(s, game, lang, rule, v.label)
     if found and found["rule"]:
         found["url"] = clause_url(game, lang, found["version"], found["rule"])
     return found
@@ -202,13 +196,11 @@ def clause(game: str, lang: str, label: str, rule: str):
     check_label(label)
     rule = check_rule(rule)
     s = store()
-    if label == "latest":
-        found = s.rule_versions(game, lang, rule)
-        if not found:
+    if label == choice.LATEST:
+        v = choice.holding(s, game, lang, rule)
+        if v is None:
             info = moved.locate(s, game, lang, version(game, lang, "latest"), rule)
             raise RuleNotHere(moved.message(info), info)
-        # The newest whole text holding it: a newer wiki quote or viewer page is a fragment.
-        v = max(found, key=lambda pair: (not pair[0].partial, pair[0].sort_date))[0]
     else:
         v = version(game, lang, label)
     ctx = generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
@@ -237,8 +229,7 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
     if node is None:
         info = moved.locate(s, game, lang, v, rule)
         raise RuleNotHere(moved.message(info), info)
-    refs = rulepage.References(s, game, lang, v)
-    ref_url = refs.url  # cited but in no ingested text: None, shown unlinked
+    refs = rulepage.References(s, game, lang, v)  # cited but in no ingested text: None, shown unlinked
 
     crumbs = []
     for anc in ruleid.ancestors(rule):
@@ -260,8 +251,8 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "notes": node.notes,
         "truncated": node.truncated,
         "line": node.line,
-        "references": [{"rule": r.rule, "raw": r.raw, "url": ref_url(r.rule)} for r in node.references],
-        "segments": reference_segments(node.text, node.references, ref_url),
+        "references": refs.listed(node),
+        "segments": refs.segments(node),
         "breadcrumbs": crumbs,
         "parent": _node_link(game, lang, v.label, parent) if parent else None,
         "children": [_node_link(game, lang, v.label, c) for c in s.children(v, rule)],
@@ -286,7 +277,14 @@ def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -
         "unavailable": {},
     }
     ctx["other_language"]["exists"] = rulepage.has_language(s, game, ctx["other_language"]["lang"])
-    _section(ctx, "history", lambda: _history(s, game, lang, rule))
+    other = ctx["other_language"]
+    ctx["bilingual"] = bool(
+        below
+        and other["found"]
+        and other["how"] == "pair"
+        and rulepage.pair_descendants(s, below, s.get_version(game, other["lang"], other["version"]), other["rule"])
+    )
+    _section(ctx, "history", lambda: _history(s, game, lang, rule, v.label))
     _section(ctx, "tests", lambda: services.citations_for(s, game, rule))
     return ctx
 
@@ -296,15 +294,18 @@ def history(game: str, lang: str, rule: str):
     """A clause across every version: created, edited, moved, removed, with inline diffs."""
     rule = check_rule(rule)
     s = store()
+    label = arg("version", max_len=40) or None
+    if label is not None:
+        label = version(game, lang, label).label
     if not s.rule_versions(game, lang, rule):
         abort(404, description=f"{rule} はどの {game}/{lang} の版にもありません")
 
     def build() -> dict:
-        ctx = {"game": game, "lang": lang, "rule": rule, "unavailable": None, "history": None}
+        ctx = {"game": game, "lang": lang, "rule": rule, "version": label, "unavailable": None, "history": None}
         try:
-            ctx["history"] = _history(s, game, lang, rule)
+            ctx["history"] = _history(s, game, lang, rule, label)
         except services.Unavailable as exc:
             ctx["unavailable"] = str(exc)
         return ctx
 
-    return generation().cached(("history", game, lang, rule), build)
+    return generation().cached(("history", game, lang, rule, label), build)

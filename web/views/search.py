@@ -136,7 +136,7 @@ def search():
     if label:
         pages.check_label(label)
         if not any(v.label == label for v in s.versions(game, lang)):
-            return _not_found(f"unknown version {label!r}")
+            return _not_found(f"版 {label} は収録されていません。")
     ctx = {
         "query": q,
         "game": game,
