@@ -58,6 +58,17 @@ PAGES = [
     ("glossary term", "/glossary/mtg/ja/%E6%8E%A5%E6%AD%BB"),
     ("releases", "/releases"),
     ("diff side by side", "/diff/mtg/en/20250725/20250919?view=side"),
+    # the longest pages in parts (issue 20: none over 300 KB but part=all): two-column rule pages, contents and
+    # alignment parts, and their wholes
+    ("rule page 701 (290 clauses)", "/mtg/en/20260116/701"),
+    ("rule page ja 701", "/mtg/ja/20260116.0/701"),
+    ("rule page ja 702, part 4", "/mtg/ja/20260116.0/702?part=4"),
+    ("rule page 702 whole", "/mtg/en/20260116/702?part=all"),
+    ("contents ja, rule 702", "/mtg/ja/20260116.0/?part=702"),
+    ("contents ja whole", "/mtg/ja/20260116.0/?part=all"),
+    ("align section 1", "/align/mtg/ja/20260116.0/en/20260116?section=1"),
+    ("align section 7 whole", "/align/mtg/ja/20260116.0/en/20260116?section=7&part=all"),
+    ("clause JSON 701", "/api/mtg/en/20260116/701"),
 ]
 DIFFS = {k for k, url in PAGES if url.startswith("/diff/")}  # 600 ms
 WHOLE = {k for k, url in PAGES if url.endswith("part=all")}  # the whole of a long page, asked for: any size

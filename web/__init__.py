@@ -29,8 +29,10 @@ DEFAULTS = {
     "CONTENTS_FOLD": 1000,
     "CONTENTS_PART": 600,
     "ALIGN_ROWS": 300,  # rows of a side-by-side section per part (section 7: 1,500)
-    "RULE_PAGE_FOLD": 400,  # a rule page with more clauses than this (702) shows them in parts of
-    "RULE_PAGE_PART": 200,  # about this many
+    # a rule page with more clauses than RULE_PAGE_FOLD (701: 290, 702: 750) shows them in parts of about
+    # RULE_PAGE_PART: each clause beside its other language costs ~1.05 KB (701 whole: 302-313 KB)
+    "RULE_PAGE_FOLD": 240,
+    "RULE_PAGE_PART": 200,
     "PAGE_CACHE": True,  # keep each page once per generation, in memory and on disk (web/pagecache.py)
     "PAGE_CACHE_DIR": None,  # default: HOME/page-cache, shared by the worker processes
     "PAGE_CACHE_DISK_BYTES": pagecache.DISK_BYTES,

@@ -208,8 +208,8 @@ def clause(game: str, lang: str, label: str, rule: str):
 
 
 def _clauses_part(ctx: dict, part: str | None) -> dict:
-    """A rule page with more clauses than RULE_PAGE_FOLD (702: 750, 330-400 KB) shows them a part at a time,
-    each part whole clauses with their sub-clauses; ``part=all`` shows every one."""
+    """A rule page with more clauses than RULE_PAGE_FOLD (701: 290, 702: 750: 300-800 KB in two columns) shows
+    them a part at a time, each part whole clauses with their sub-clauses; ``part=all`` shows every one."""
     below = ctx["descendants"]
     config = current_app.config
     if len(below) <= config["RULE_PAGE_FOLD"]:
