@@ -188,10 +188,27 @@
 
   // -- contents: filter as you type, open or close everything ----------------------------------------
   var filter = $("[data-toc-filter]"), toc = $("ul.toc");
-  if (filter && toc && !("folded" in toc.dataset)) {  // a folded contents is filtered by the server
-    var entries = $$("li[data-rule]", toc), count = $("[data-toc-count]");
+  if (filter && toc) {
+    var entries = [], texts = [], count = $("[data-toc-count]"), whole = null;
     var fold = window.rulekbFold || function (s) { return s.toLowerCase(); };  // static/fold.js
-    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
+    var index = function () {
+      entries = $$("li[data-rule]", toc);
+      texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
+    };
+    // A contents folded by section (a whole edition) holds its sections only: the first filter or "open all"
+    // fetches the whole list once (?part=all) and works on it as on any contents.
+    var unfold = function () {
+      if (!("folded" in toc.dataset)) return Promise.resolve();
+      whole = whole || fetch(filter.form.action + "?part=all").then(function (r) { return r.text(); }).then(function (html) {
+        var list = new DOMParser().parseFromString(html, "text/html").querySelector("ul.toc");
+        if (!list) throw new Error("no contents");
+        toc.textContent = "";
+        Array.prototype.slice.call(list.children).forEach(function (li) { toc.appendChild(document.importNode(li, true)); });
+        delete toc.dataset.folded;
+        index();
+      });
+      return whole;
+    };
     var apply = function () {
       var q = fold(filter.value.trim()), shown = 0;
       entries.forEach(function (li, i) {
@@ -207,12 +224,19 @@
       });
       if (count) count.textContent = q ? shown + " 件" : "";
     };
+    var filtered = function () {  // the whole list could not be fetched: the server filters (the form)
+      unfold().then(apply, function () { whole = null; filter.form.submit(); });
+    };
+    index();
     var t = 0;
-    filter.addEventListener("input", function () { clearTimeout(t); t = setTimeout(apply, 120); });
-    filter.form.addEventListener("submit", function (e) { if (entries.length) { e.preventDefault(); apply(); } });
+    filter.addEventListener("input", function () { clearTimeout(t); t = setTimeout(filtered, 120); });
+    filter.form.addEventListener("submit", function (e) { if (entries.length) { e.preventDefault(); filtered(); } });
     $$("[data-toc]").forEach(function (b) {
       b.hidden = false;
-      b.addEventListener("click", function () { $$("details", toc).forEach(function (d) { d.open = b.dataset.toc === "open"; }); });
+      b.addEventListener("click", function () {
+        unfold().then(function () { $$("details", toc).forEach(function (d) { d.open = b.dataset.toc === "open"; }); },
+          function () { whole = null; });
+      });
     });
   }
 
