@@ -27,11 +27,12 @@ from kb import ruleid
 from kb.errors import InputError, StoreError, printable
 from kb.home import INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES, ParsedVersion, Progress
+from kb.parsecache import CACHE_DIR, Job, Parsed, default_workers, parse_corpus
 from kb.search import index, semantic
 from kb.store import Store
 from kb.store.records import sort_date_for
 from kb.textio import read_input
-from kb.versions import align, editions, lineage, order, staleref
+from kb.versions import align, editions, editorial, lineage, order, staleref
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 
@@ -152,21 +153,30 @@ def ingest_into(store: Store, path: str, hints=None, *, display: str | None = No
     hints = hints or Hints()
     hints.path = display
     data = read_input(path, display)
-    sha = hashlib.sha256(data).hexdigest()
-    # The same bytes read with other overrides (another --version, say) are another document.
-    options = json.dumps(
-        {k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True
-    )
+    sha, options = hashlib.sha256(data).hexdigest(), _options(hints)
     if store.has_document(sha, options):
         return Ingested(path=display, format=hints.format or "?", skipped=True)
     result = ingest.parse_data(data, hints)
     del data
+    return add_parsed(store, Parsed(display, sha, options, hints.encoding, result), replace=replace)
+
+
+def _options(hints: Hints) -> str:
+    # The same bytes read with other overrides (another --version, say) are another document.
+    return json.dumps({k: v for k in ("format", "game", "lang", "version") if (v := getattr(hints, k))}, sort_keys=True)
+
+
+def add_parsed(store: Store, parsed: Parsed, *, replace: bool = False) -> Ingested:
+    """Add one parsed file to ``store`` (InputError at its first error's file and line); what it added."""
+    result, display = parsed.result, parsed.display
     if result.errors:
         first = result.errors[0]
         more = f" (and {len(result.errors) - 1} more errors)" if len(result.errors) > 1 else ""
         raise InputError(first.message + more, path=first.path or display, line=first.line)
     short = _short_of_the_kb(store, result, display)
-    notes = store.add(result, path=display, sha256=sha, encoding=hints.encoding, options=options, replace=replace)
+    notes = store.add(
+        result, path=display, sha256=parsed.sha256, encoding=parsed.encoding, options=parsed.options, replace=replace
+    )
     report = Ingested(
         path=display,
         format=result.format,
@@ -233,7 +243,8 @@ def derive(store: Store, progress: Progress | None = None) -> dict:
     t0 = time.perf_counter()
     order.place_undated(store)
     stats: dict = {"pairs": editions.pair_translations(store)}
-    stats["lineage"] = lineage.build(store, progress)
+    stats["words"] = editorial.keep_vocabulary(store)  # read by every diff and history, here and later
+    stats["lineage"] = lineage.build(store, progress, workers=default_workers())
     stats["alignments"] = align.precompute(store)  # carries old numbering through the lineage
     stats["stale_references"] = staleref.precompute(store)  # read against those alignments
     stats["lineage_seconds"] = round(time.perf_counter() - t0, 2)
@@ -285,15 +296,8 @@ def build_kb(
     with home.new_generation() as gen:
         store = Store.create(str(gen / STORE_FILE))
         try:
-            for i, entry in enumerate(entries, 1):
-                hints = Hints(
-                    format=entry.format,
-                    game=entry.game,
-                    lang=entry.lang,
-                    version=entry.version,
-                    provenance=entry.provenance,
-                )
-                report = ingest_into(store, str(entry.path), hints, display=_display(entry.path))
+            for i, parsed in enumerate(parse_corpus(_jobs(entries), ingest.parse_data, home.path / CACHE_DIR), 1):
+                report = add_parsed(store, parsed)
                 log(report.describe())
                 for w in report.warnings:
                     log(f"  warning: {w}")
@@ -311,6 +315,15 @@ def build_kb(
     stats["seconds"] = round(time.perf_counter() - t0, 2)
     stats["generation"] = gen.name
     return stats
+
+
+def _jobs(entries: list[ManifestEntry]) -> list[Job]:
+    """What to parse for each manifest entry, with the hints the manifest gives."""
+    jobs = []
+    for e in entries:
+        hints = Hints(format=e.format, game=e.game, lang=e.lang, version=e.version, provenance=e.provenance)
+        jobs.append(Job(str(e.path), hints, _display(e.path), _options(hints)))
+    return jobs
 
 
 def _live_index(home: Home) -> Path | None:

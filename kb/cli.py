@@ -250,7 +250,8 @@ def diff(ctx: click.Context, old: str, new: str, game: str | None, lang: str | N
         raise RulekbError(
             f"{a.label} is {a.game}/{a.lang} but {b.label} is {b.game}/{b.lang}: diff compares one game and language (see `rulekb align`)"
         )
-    data = diff_versions(store, a.game, a.lang, a.label, b.label)
+    # the lines below show no word-level diffs: compute them for --json only
+    data = diff_versions(store, a.game, a.lang, a.label, b.label, inline=as_json)
     if as_json:
         emit_json(data)
         return

@@ -17,11 +17,19 @@ class InputError(RulekbError):
         self.column = column  # 1-based byte column within the line, when a byte is to blame
         super().__init__(str(self))
 
+    def __reduce__(self):
+        # across processes (a build parses on every core): keep the file, line and column, not just the text
+        return (_input_error, (self.message, self.path, self.line, self.column))
+
     def __str__(self) -> str:
         where = self.path
         if self.path and self.line:
             where = f"{self.path}:{self.line}" + (f":{self.column}" if self.column else "")
         return f"{where}: {self.message}" if where else self.message
+
+
+def _input_error(message: str, path: str, line: int, column: int) -> InputError:
+    return InputError(message, path=path, line=line, column=column)
 
 
 class NotFound(RulekbError):

@@ -5,6 +5,7 @@ Layout::
     HOME/current -> gen-20261130T015230-1a2b   (symlink, replaced with rename(2): atomic)
     HOME/gen-…/kb.sqlite                       the store
     HOME/gen-…/index/                          the Whoosh index
+    HOME/gen-…/content.sha256                  the hash of everything above, written last (see ``identity``)
     HOME/.lock                                 held by the one writer (build/ingest/link --save)
 
 Readers resolve ``current`` once per open and keep that generation; a build never touches it.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import hashlib
 import os
 import shutil
 import tempfile
@@ -26,6 +28,7 @@ from kb.store import Store, copy_database
 
 STORE_FILE = "kb.sqlite"
 INDEX_DIR = "index"
+IDENTITY_FILE = "content.sha256"
 
 
 def default_home() -> Path:
@@ -115,6 +118,7 @@ class Home:
                 if copy_current and self.exists():
                     _copy_generation(self.current(), gen, copy_index)
                 yield gen
+                _seal(gen)
                 _fsync_tree(gen)
                 self._swap(gen)
             except BaseException:
@@ -151,6 +155,25 @@ def _copy_generation(src: Path, dst: Path, copy_index: bool = True) -> None:
     copy_database(src / STORE_FILE, dst / STORE_FILE)
     if copy_index and (src / INDEX_DIR).is_dir():
         shutil.copytree(src / INDEX_DIR, dst / INDEX_DIR)
+
+
+def _seal(gen: Path) -> None:
+    """Write the hash of every file of a finished generation into it: what its pages are a function of."""
+    h = hashlib.sha256()
+    for path in sorted(p for p in gen.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(gen)).encode() + b"\0")
+        with open(path, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                h.update(chunk)
+    (gen / IDENTITY_FILE).write_text(h.hexdigest() + "\n", encoding="ascii")
+
+
+def identity(gen: Path) -> str:
+    """The content hash of a generation (``_seal``); its directory name for one sealed before hashes existed."""
+    try:
+        return (gen / IDENTITY_FILE).read_text(encoding="ascii").strip() or gen.name
+    except OSError:
+        return gen.name
 
 
 def _fsync_tree(root: Path) -> None:

@@ -205,3 +205,15 @@ def test_lineage_stores_the_editorial_flag_and_history_events_carry_it(pronoun_s
     assert [(e["kind"], e["editorial"]) for e in h["events"]] == [("created", False), ("edited", True)]
     h = history.history(pronoun_store, "mtg", "en", "106.3", inline=False)
     assert h["events"][-1]["kind"] == "edited" and h["events"][-1]["editorial"] is False
+
+
+def test_the_build_keeps_the_vocabulary_and_a_new_connection_reads_it_unchanged(pronoun_store):
+    from kb.store import Store
+
+    counted = editorial._count_words(pronoun_store)
+    again = Store.open(pronoun_store.path)  # another process, say: `rulekb history` after the build
+    try:
+        assert again.get_meta(editorial._VOCABULARY_META)  # kept by kb.build.derive
+        assert editorial.vocabulary(again) == counted and counted["their"] > 0
+    finally:
+        again.close()

@@ -10,7 +10,7 @@ import pytest
 
 from kb.errors import InputError, NotFound, StoreError
 from kb.model import ParsedVersion, ParseResult, Reference, RuleNode, Term
-from kb.store import SCHEMA_VERSION, Store
+from kb.store import SCHEMA_VERSION, Store, schema
 from tests.helpers import CORPUS, rulekb
 
 
@@ -202,6 +202,30 @@ def test_a_truncated_text_of_a_new_version_is_stored_as_partial_and_fragments_st
     assert _dump(store)[0][:3] == ("20260116.0", True, 3)
 
 
+def test_kept_counts_follow_merges_and_replacements_and_equal_a_fresh_count(tmp_path, store):
+    """The counts ``versions`` reads (kept by ``add``) are those of a scan of every node, whatever happened."""
+    frag = _version("20231117.0", [_node("509.1", "まず…"), _node("509.1a", "防御…")], partial=True)
+    store.add(ParseResult("viewer", "cr", versions=[frag]), path="a.txt", sha256="a")
+    more = _version("20231117.0", [_node("510", title="戦闘ダメージ"), _node("510.1", "戦闘…")], partial=True)
+    store.add(ParseResult("viewer", "cr", versions=[more]), path="b.txt", sha256="b")
+    counts = lambda: [(v.label, v.clauses, v.headings, v.terms, v.documents) for v in store.versions()]  # noqa: E731
+    assert counts() == [("20231117.0", 3, 1, 0, 2)]
+    whole = _version("20231117.0", [_node("5", title="ターン"), _node("509", title="ブロック"), _node("509.1", "全文")])
+    whole.terms.append(Term("ブロック", english="block", source="glossary"))
+    store.add(ParseResult("cr-ja", "cr", versions=[whole]), path="c.txt", sha256="c")
+    store.add(
+        ParseResult("cr-en", "cr", versions=[_version("20231117", [_node("509.1", "x")], lang="en")]),
+        path="d",
+        sha256="d",
+    )
+    store.commit()
+    assert counts() == [("20231117", 1, 0, 0, 1), ("20231117.0", 1, 2, 1, 3)]  # English first; the whole text
+    kept = sorted(store.conn.execute("SELECT * FROM version_counts"))
+    store.conn.execute("DELETE FROM version_counts")
+    store.conn.execute(schema.COUNT_VERSIONS)  # what the migration to version 4 counts: every node scanned
+    assert sorted(store.conn.execute("SELECT * FROM version_counts")) == kept
+
+
 # --- one schema version; older stores migrate when opened for writing ------------------------------
 OLD_LINEAGE = (  # the lineage table as a version-2 build step made it, before the editorial verdict
     "CREATE TABLE lineage(game TEXT NOT NULL, lang TEXT NOT NULL, old_vid INTEGER NOT NULL, new_vid INTEGER NOT NULL,"
@@ -232,6 +256,7 @@ def _version_2_store(path) -> None:
     db = sqlite3.connect(path)
     db.executescript(
         "DROP TABLE lineage; DROP TABLE alignments; DROP TABLE link_runs; DROP TABLE link_citations;"
+        " DROP TABLE version_counts;"
         f"{OLD_LINEAGE}; INSERT INTO lineage VALUES('mtg', 'en', 1, 2, '100.1', '100.2', 'moved', 1.0, 0);"
         "UPDATE meta SET value='2' WHERE key='schema_version';"
     )
@@ -248,11 +273,12 @@ def test_a_version_2_store_is_refused_read_only_and_migrated_for_writing(tmp_pat
         " (`rulekb ingest` upgrades a copy too)"
     )
     st = Store.open(str(old), write=True)
-    assert st.get_meta("schema_version") == str(SCHEMA_VERSION) == "3"
+    assert st.get_meta("schema_version") == str(SCHEMA_VERSION) == "4"
     assert st.has_lineage()  # the version-2 build filled the table it made
     assert st.lineage_link("fwd", 1, "100.1") == ("moved", "100.2", 1.0, 0)
     assert st.lineage_counts() == [(1, 2, "moved", 1, 0, 0)]  # the new column reads 0: not known to be editorial
     assert [n.text for n in st.nodes(st.get_version("mtg", "en", "20240101"))] == ["a"]
+    assert [(v.label, v.clauses, v.documents) for v in st.versions()] == [("20240101", 1, 1)]  # counted once
     st.close()
     Store.create(str(fresh)).close()
     assert _layout(old) == _layout(fresh)  # migrated: the same tables, indexes and columns as a new store
@@ -273,11 +299,11 @@ def test_a_newer_or_a_too_old_store_is_refused_with_what_to_do(tmp_path):
     Store.create(str(path)).close()
     for value, write, message in (
         (
-            "4",
+            "5",
             False,
-            f"schema version 4 is newer than this rulekb reads ({SCHEMA_VERSION}): upgrade rulekb, or rebuild",
+            f"schema version 5 is newer than this rulekb reads ({SCHEMA_VERSION}): upgrade rulekb, or rebuild",
         ),
-        ("4", True, "schema version 4 is newer than this rulekb reads"),
+        ("5", True, "schema version 5 is newer than this rulekb reads"),
         ("1", True, "schema version 1 is too old to upgrade: rebuild it with `rulekb build`"),
     ):
         db = sqlite3.connect(path)

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 import os
-import time
 from urllib.parse import quote
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
 from kb.errors import InputError, NotFound, StoreError
+from web import pagecache
+from web.etags import etag
 from web.headers import add_security_headers
 
 log = logging.getLogger(__name__)
@@ -23,6 +24,19 @@ DEFAULTS = {
     "MAX_CONTENT_LENGTH": 16 * 1024,  # the app takes no uploads
     "COMPRESS": True,  # brotli/gzip for text responses (web/compress.py)
     "WARMUP": True,  # load the KB, index and analyser in the background at start (web/state.py)
+    # Pages over ~300 KB come in parts, the whole a link away (``part=all``): a version's contents with more
+    # entries than CONTENTS_FOLD show by section, a section of more than CONTENTS_PART entries by rule.
+    "CONTENTS_FOLD": 1000,
+    "CONTENTS_PART": 600,
+    "ALIGN_ROWS": 300,  # rows of a side-by-side section per part (section 7: 1,500)
+    # a rule page with more clauses than RULE_PAGE_FOLD (701: 290, 702: 750) shows them in parts of about
+    # RULE_PAGE_PART: each clause beside its other language costs ~1.05 KB (701 whole: 302-313 KB)
+    "RULE_PAGE_FOLD": 240,
+    "RULE_PAGE_PART": 200,
+    "PAGE_CACHE": True,  # keep each page once per generation, in memory and on disk (web/pagecache.py)
+    "PAGE_CACHE_DIR": None,  # default: HOME/page-cache, shared by the worker processes
+    "PAGE_CACHE_DISK_BYTES": pagecache.DISK_BYTES,
+    "PAGE_CACHE_MIN_CPU": pagecache.DISK_MIN_CPU,  # seconds: a page that took less CPU stays in memory only
 }
 
 
@@ -44,14 +58,14 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
         app.register_blueprint(module.bp)
     _register_errors(app)
 
-    boot = f"{os.getpid():x}{int(time.time()):x}"  # a restart may bring new templates: new tags
-
     @app.after_request
     def headers(resp):
         gen = g.get("gen")
         if gen is not None and request.method == "GET" and resp.status_code == 200:
-            # Pages are a pure function of the generation and the URL: revalidate, answer 304 if unchanged.
-            resp.set_etag(f"{gen.name}-{boot}", weak=True)
+            # Pages are a pure function of the generation's content, the code and the URL (web.etags): the
+            # same tag from every worker; revalidate, answer 304 if unchanged.
+            env = request.environ
+            resp.set_etag(etag(gen.identity, env.get("PATH_INFO", ""), env.get("QUERY_STRING", "")), weak=True)
             resp.headers["Cache-Control"] = "no-cache"
             resp.make_conditional(request)
         add_security_headers(resp.headers)
@@ -62,6 +76,11 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
         # Percent-encoded: the path goes back into an href, and a request may carry a newline in it.
         return {"request_path": quote(request.path, safe="/!$&'()*+,;=:@-._~")}
 
+    if app.config["PAGE_CACHE"]:
+        state = app.extensions["rulekb"]
+        root = app.config["PAGE_CACHE_DIR"] or state.home.path / "page-cache"
+        disk = pagecache.DiskCache(root, app.config["PAGE_CACHE_DISK_BYTES"])
+        app.wsgi_app = pagecache.PageCache(app.wsgi_app, state, disk, disk_min_cpu=app.config["PAGE_CACHE_MIN_CPU"])
     if app.config["COMPRESS"]:
         from web.compress import Compress
 

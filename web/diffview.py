@@ -13,11 +13,12 @@ from flask import abort
 from kb.errors import InputError, NotFound
 from kb.store import NodeRecord, Store, VersionInfo
 from kb.versions import releases
-from web import fold, services
-from web.pages import bad, clause_url, version_json
+from web import fold, paging, services
+from web.pages import Lazy, bad, clause_url, version_json
 from web.text import excerpt
 
 LARGE = 150  # changes
+PART_MAX = 300  # changes of one part at most (~130 KB); a rule of more comes in runs of whole clauses
 
 
 def _base(vo: VersionInfo, vn: VersionInfo) -> dict:
@@ -129,14 +130,23 @@ def _parts(s: Store, vo: VersionInfo, vn: VersionInfo, changes: list[dict]) -> l
         for c in members:  # section 7 across the 2009 renumbering: hundreds of changes, one part per rule
             c["part"] = (c.get("new_rule") or c.get("old_rule") or "?")[:3]
             groups.setdefault(c["part"], []).append(c)
+    for key in [k for k, members in groups.items() if len(members) > PART_MAX]:
+        # a rule of more changes still (702, 1999 -> 2026: 750, 320 KB): in runs of whole clauses
+        members = groups.pop(key)
+        for n, (a, b) in enumerate(paging.cut(members, _rule_of, PART_MAX), 1):
+            for c in members[a:b]:
+                c["part"] = f"{key}-{n}"
+            groups[f"{key}-{n}"] = members[a:b]
     parts = []
-    for key in sorted(groups, key=lambda k: (k[:1], len(k), k)):
-        node = s.node(vn, key) or s.node(vo, key)
+    for key in sorted(groups, key=lambda k: (k[:1], len(k.split("-")[0]), k.split("-")[0], len(k), k)):
+        rule = key.split("-")[0]
+        node = s.node(vn, rule) or s.node(vo, rule)
         counts = {k: sum(1 for c in groups[key] if c["kind"] == k) for k in fold.KINDS}
+        first, last = _rule_of(groups[key][0]), _rule_of(groups[key][-1])
         parts.append(
             {
                 "key": key,
-                "title": node.title if node else "",
+                "title": (node.title if node else "") + (f" ({first} – {last})" if "-" in key else ""),
                 "counts": counts,
                 "total": len(groups[key]),
                 "url": url + key,
@@ -156,6 +166,10 @@ def _parts(s: Store, vo: VersionInfo, vn: VersionInfo, changes: list[dict]) -> l
     return parts
 
 
+def _rule_of(c: dict) -> str:
+    return c.get("new_rule") or c.get("old_rule") or "?"
+
+
 def part(s: Store, base: dict, vo: VersionInfo, vn: VersionInfo, key: str) -> dict:
     """The changes of one part (``all``, a section, or ``folded``), each with its word-level diff."""
     if key == "all":
@@ -165,16 +179,22 @@ def part(s: Store, base: dict, vo: VersionInfo, vn: VersionInfo, key: str) -> di
     else:
         chosen = [c for c in base["changes"] if c["part"] == key and not c["folded"]]
     texts = _Texts(s, vo, vn)
+    ctx = {**base, "part": key, "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}")}
+    if key == "all" and base["large"]:
+        # The whole of a large diff (2008 -> 2026: thousands of word-level diffs, seconds of work): sent as
+        # it is computed, each change's word-level diff when the page reaches it.
+        copies = [dict(c) for c in chosen]
+        groups, folded = fold.split_changes(copies)
+        return {
+            **ctx,
+            "changes": Lazy(copies, texts.annotate),
+            "_groups": {k: Lazy(g, texts.annotate) for k, g in groups.items()},
+            "_folded": Lazy(folded, texts.annotate),
+            "_stream": True,
+        }
     changes = [texts.annotate(dict(c)) for c in chosen]
     groups, folded = fold.split_changes(changes)
-    return {
-        **base,
-        "part": key,
-        "changes": changes,
-        "_groups": groups,
-        "_folded": folded,
-        "canonical": base["canonical"] + ("" if key == "all" else f"?part={key}"),
-    }
+    return {**ctx, "changes": changes, "_groups": groups, "_folded": folded}
 
 
 class _Texts:
@@ -184,6 +204,8 @@ class _Texts:
         self.s, self.vo, self.vn = s, vo, vn
 
     def annotate(self, c: dict) -> dict:
+        if "inline" in c:
+            return c  # read twice: by the page and by its JSON twin
         old = self.s.node(self.vo, c["old_rule"]) if c.get("old_rule") else None
         new = self.s.node(self.vn, c["new_rule"]) if c.get("new_rule") else None
         if old is not None and new is not None:

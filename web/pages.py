@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import wraps
+from typing import Any
 from urllib.parse import quote
 
-from flask import Blueprint, abort, current_app, g, jsonify, render_template, request
+from flask import Blueprint, Response, abort, current_app, g, jsonify, render_template, request, stream_with_context
 from werkzeug.exceptions import HTTPException
 from werkzeug.exceptions import NotFound as HTTPNotFound
 
@@ -15,6 +16,7 @@ from kb.errors import NotFound
 from kb.model import GAMES, LANGS, is_label
 from kb.store import Store, VersionInfo
 from kb.versions import editions, releases, staleref
+from web.pagecache import GEN_KEY
 from web.state import Generation
 
 
@@ -49,8 +51,13 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
             ctx = view(**kwargs)
             if not isinstance(ctx, dict):  # a redirect or a ready response
                 return ctx
-            # The page is a function of the generation and the URL: render it once (the contents of a
-            # version weigh 600 KB and took longer to render than to compute).
+            if ctx.get("_stream"):  # a long page computed as it is sent (the whole of a large diff)
+                resp = Response(stream_with_context(_stream(template, ctx)), mimetype="text/html")
+                resp.implicit_sequence_conversion = False  # make_conditional would read it all to measure it
+                return resp
+            if current_app.config["PAGE_CACHE"]:
+                return render_template(template, **ctx)  # kept once rendered by web.pagecache
+            # without the page cache: each worker keeps what it rendered (the contents weigh 600-900 KB)
             key = ("page-" + view.__name__, request.full_path)
             return generation().cached(key, lambda: render_template(template, **ctx))
 
@@ -59,7 +66,7 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
             ctx = view(**kwargs)
             if not isinstance(ctx, dict):
                 return ctx
-            return jsonify({k: v for k, v in ctx.items() if not k.startswith("_")})
+            return jsonify({k: list(v) if isinstance(v, Lazy) else v for k, v in ctx.items() if not k.startswith("_")})
 
         bp.add_url_rule(rule, view.__name__, html, **options)
         bp.add_url_rule("/api" + (rule if rule != "/" else ""), view.__name__ + "_json", api, **options)
@@ -68,10 +75,41 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
     return decorator
 
 
+class Lazy:
+    """A list whose items are finished as they are read (``finish(item)``): a streamed page computes each
+    change's word-level diff as the template reaches it, not all of them before the first byte."""
+
+    def __init__(self, items: list, finish: Callable[[Any], Any]):
+        self.items, self.finish = items, finish
+        self._done: dict[int, Any] = {}  # finished once: a second reader (the JSON twin) reuses them
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    def __bool__(self) -> bool:
+        return bool(self.items)
+
+    def __iter__(self) -> Iterator:
+        for i, item in enumerate(self.items):
+            if i not in self._done:
+                self._done[i] = self.finish(item)
+            yield self._done[i]
+
+
+def _stream(template: str, ctx: dict) -> Iterator[str]:
+    """Render ``template`` piece by piece, some 100 pieces to a chunk (each chunk goes out as it is ready)."""
+    context = dict(ctx)
+    current_app.update_template_context(context)
+    stream = current_app.jinja_env.get_template(template).stream(**context)
+    stream.enable_buffering(100)
+    return iter(stream)
+
+
 def generation() -> Generation:
     """The generation this request reads, fixed at its first use within the request."""
     if "gen" not in g:
-        g.gen = current_app.extensions["rulekb"].current()
+        # the page cache (web.pagecache) resolved it already: the page is kept under that generation
+        g.gen = request.environ.get(GEN_KEY) or current_app.extensions["rulekb"].current()
     return g.gen
 
 

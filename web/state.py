@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -11,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import StoreError
-from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.home import INDEX_DIR, STORE_FILE, Home, identity
 from kb.search.searcher import Searcher
 from kb.store import Store
 
@@ -20,9 +21,9 @@ log = logging.getLogger(__name__)
 # Computed pages kept per generation (a generation never changes once swapped in). Whole-version
 # pages (diffs, alignments, contents, glossary) can weigh megabytes: few of them; clauses and
 # search results are small: many.
-HEAVY = {"diff", "align", "contents", "glossary", "tests"}
+HEAVY = {"diff", "align", "contents", "contents-html", "contents-outline", "glossary", "tests"}
 HEAVY |= {f"page-{kind}" for kind in HEAVY}
-# Rendered pages ("page-<view>", keyed by URL) of the other views: a clause page weighs some 30 KB.
+# Rendered pages ("page-<view>", keyed by URL) when web.pagecache is off: a clause page weighs some 30 KB.
 CACHE_SIZES = {"heavy": 32, "pages": 512, "light": 4096}
 
 
@@ -63,6 +64,11 @@ class Generation:
                 self._versions = store.versions()
             store.use_versions(self._versions)
             store.share_memo(self._memo)
+
+    @functools.cached_property
+    def identity(self) -> str:
+        """The generation's content hash (kb.home.identity): the same in every worker process."""
+        return identity(self.path)
 
     def searcher(self):
         """The generation's searcher, or None when the search service or the index is missing.

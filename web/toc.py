@@ -52,12 +52,13 @@ def matching(nodes: list[dict], q: str) -> list[dict]:
     return [n for n in nodes if n["rule"] in keep]
 
 
-def html(nodes: list[dict], *, open_all: bool = False) -> Markup:
+def html(nodes: list[dict], *, open_all: bool = False, open_top: bool = False) -> Markup:
     """The ``<li>`` items of the contents list: sections and rules fold in ``<details>`` (open when
-    ``open_all``), clauses nest in plain lists. Written out here rather than by a recursive template
-    macro, which took most of a cold contents page's time (3,000 entries)."""
+    ``open_all``; the top entries alone with ``open_top``), clauses nest in plain lists. Written out here
+    rather than by a recursive template macro, which took most of a cold contents page's time (3,000 entries)."""
     out: list[str] = []
     for entry in tree(nodes, open_all=open_all):
+        entry["open"] = entry["open"] or open_top
         _item(entry, out)
     return Markup("".join(out))
 
@@ -89,3 +90,80 @@ def _item(n: dict, out: list[str]) -> None:
 def _children(n: dict, out: list[str]) -> None:
     for child in n["children"]:
         _item(child, out)
+
+
+# -- a large table of contents by part -----------------------------------------------------------------
+def part_of(rule: str, split: set[str]) -> str:
+    """The part an entry belongs to: its section (``7``), or its rule (``702``) when its section is split."""
+    head = rule.split(".")[0]
+    return head if head[:1] in split and len(head) > 1 else head[:1]
+
+
+def parts(nodes: list[dict], base_url: str, per_part: int) -> list[dict]:
+    """The parts of a contents list, in order: one per section, and one per rule in a section of more
+    than ``per_part`` entries (section 7 of a whole edition: 1,500 entries). Every entry is in one part."""
+    sizes: dict[str, int] = {}
+    for n in nodes:
+        sizes[n["rule"][:1]] = sizes.get(n["rule"][:1], 0) + 1
+    split = {s for s, size in sizes.items() if size > per_part}
+    titles = {n["rule"]: n["title"] or n["excerpt"] for n in nodes if n["depth"] < 2}
+    out: dict[str, dict] = {}
+    for n in nodes:
+        key = part_of(n["rule"], split)
+        if key not in out:
+            out[key] = {"key": key, "title": titles.get(key, ""), "entries": 0, "url": f"{base_url}?part={key}"}
+            out[key]["section"] = key[:1]
+        out[key]["entries"] += 1
+    return list(out.values())
+
+
+def part_nodes(nodes: list[dict], key: str, parts_: list[dict]) -> list[dict]:
+    """The entries of one part (see ``parts``)."""
+    split = {p["section"] for p in parts_ if len(p["key"]) > 1}
+    return [n for n in nodes if part_of(n["rule"], split) == key]
+
+
+def outline_html(nodes: list[dict], parts_: list[dict]) -> Markup:
+    """The folded contents: each section with its rules as links, each part a ``<details>`` whose entries
+    are loaded when opened (app.js) or read on the part's own page."""
+    rules: dict[str, list[dict]] = {}
+    for n in nodes:
+        if n["depth"] == 1:
+            rules.setdefault(n["rule"][:1], []).append(n)
+    by_section: dict[str, list[dict]] = {}
+    for p in parts_:
+        by_section.setdefault(p["section"], []).append(p)
+    out: list[str] = []
+    for section, members in by_section.items():
+        if len(members) == 1 and members[0]["key"] == section:
+            p = members[0]
+            out.append(f'<li class="d0" data-rule="{escape(section)}">')
+            out.append(_part_summary(p))
+            out.append("<ul>" + "".join(f"<li>{_link(r)}</li>" for r in rules.get(section, [])) + "</ul>")
+            out.append(
+                f'<p><a href="{escape(p["url"])}">{escape(section)} の目次をすべて表示</a></p></div></details></li>'
+            )
+            continue
+        head = next((n for n in nodes if n["rule"] == section), None)
+        title = escape(head["title"] or head["excerpt"]) if head else ""
+        total = sum(p["entries"] for p in members)
+        members = [p for p in members if p["key"] != section]  # the heading alone: this summary shows it
+        out.append(
+            f'<li class="d0" data-rule="{escape(section)}"><details><summary><span class="rid">{escape(section)}</span>'
+            f" {title} <small>（{total} 項目、規則ごと）</small></summary><ul>"
+        )
+        for p in members:
+            out.append(f'<li class="d1" data-rule="{escape(p["key"])}">{_part_summary(p)}')
+            out.append(
+                f'<p><a href="{escape(p["url"])}">{escape(p["key"])} の目次をすべて表示</a></p></div></details></li>'
+            )
+        out.append("</ul></details></li>")
+    return Markup("".join(out))
+
+
+def _part_summary(p: dict) -> str:
+    return (
+        f'<details class="part" data-src="{escape(p["url"])}" id="part-{escape(p["key"])}"><summary>'
+        f'<span class="rid">{escape(p["key"])}</span> {escape(p["title"])} <small>（{p["entries"]} 項目）</small>'
+        '</summary><div class="part-body">'
+    )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import logging
 import time
 
+from web.pagecache import REFRESH
+
 log = logging.getLogger(__name__)
 
 PAGES = (
@@ -32,12 +34,14 @@ def warm(app, state) -> None:
 
         services.editorial_vocabulary(gen.store())  # one scan, shared by every connection of the generation
         client = app.test_client()
+        # computed even when another worker kept them (web.pagecache): the index, Janome and the glossary load
+        fresh = {REFRESH: True}
         for url in PAGES:
-            client.get(url, headers={"Accept-Encoding": "br, gzip"})  # the compressed front page is cached too
+            client.get(url, headers={"Accept-Encoding": "br, gzip"}, environ_overrides=fresh)  # compressed too
         store = gen.store()
         newest = {(v.game, v.lang): v for v in store.versions() if not v.partial}
         for v in newest.values():
-            client.get(f"/{v.game}/{v.lang}/{v.label}/")
+            client.get(f"/{v.game}/{v.lang}/{v.label}/", environ_overrides=fresh)
         for v in newest.values():
             services.prepare_diff(store, v)
             services.prime_terms(store, v)  # the term matcher of each language, and the terms of each text

@@ -33,6 +33,7 @@ class Store(Writer, VersionReads, NodeReads, ArticleReads, LineageTable, LinkTab
         self.writable = writable
         self._versions_cache: list[VersionInfo] | None = None
         self.memo: dict[str, Any] = {}  # values derived from the contents (kb.versions.editorial's word counts)
+        self._lineage_known = False  # a read-only store with lineage keeps it (LineageTable.has_lineage)
 
     # -- opening ---------------------------------------------------------------------------
     @classmethod

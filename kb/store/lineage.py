@@ -22,6 +22,8 @@ class LineageTable:
     """Lineage statements of the Store (mixed into kb.store.db.Store)."""
 
     conn: sqlite3.Connection
+    writable: bool
+    _lineage_known: bool
 
     def clear_lineage(self) -> None:
         """Forget every stored link (a build writes them all again)."""
@@ -38,7 +40,12 @@ class LineageTable:
         self.conn.execute("INSERT OR REPLACE INTO meta VALUES('lineage_built', '1')")
 
     def has_lineage(self) -> bool:
-        return self.conn.execute("SELECT 1 FROM meta WHERE key='lineage_built'").fetchone() is not None
+        """True when every link was written (a read-only store remembers it: asked before every link read)."""
+        if self._lineage_known:
+            return True
+        found = self.conn.execute("SELECT 1 FROM meta WHERE key='lineage_built'").fetchone() is not None
+        self._lineage_known = found and not self.writable
+        return found
 
     def lineage_link(self, direction: str, vid: int, rule: str) -> tuple[str, str | None, float, int] | None:
         """``(kind, rule on the other side, similarity, reference_only)`` of the stored change that leads into

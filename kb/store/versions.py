@@ -25,23 +25,17 @@ class VersionReads:
         ]
 
     def use_versions(self, versions: list[VersionInfo]) -> None:
-        """Adopt the version list another read-only connection to the same file read (it scans every node)."""
+        """Adopt the version list another read-only connection to the same file read."""
         self._versions_cache = versions
 
     def _load_versions(self) -> list[VersionInfo]:
-        counts = {
-            r[0]: (r[1], r[2])
-            for r in self.conn.execute(
-                "SELECT version_id, SUM(instr(rule, '.') > 0), SUM(instr(rule, '.') = 0) FROM nodes GROUP BY version_id"
-            )
-        }
-        terms = dict(self.conn.execute("SELECT version_id, COUNT(*) FROM terms GROUP BY version_id"))
-        docs = dict(self.conn.execute("SELECT version_id, COUNT(*) FROM version_documents GROUP BY version_id"))
+        # kept by Store.add (kb.store.writer): counting here would scan every node
+        counts = {r[0]: r[1:] for r in self.conn.execute("SELECT * FROM version_counts")}
         out = []
         for vid, game, lang, label, effective, partial, sort_date, meta in self.conn.execute(
             "SELECT id, game, lang, label, effective, partial, sort_date, meta FROM versions"
         ):
-            c, h = counts.get(vid, (0, 0))
+            c, h, n_terms, n_docs = counts.get(vid, (0, 0, 0, 0))
             out.append(
                 VersionInfo(
                     id=vid,
@@ -52,10 +46,10 @@ class VersionReads:
                     partial=bool(partial),
                     sort_date=sort_date,
                     meta=json.loads(meta),
-                    clauses=c or 0,
-                    headings=h or 0,
-                    terms=terms.get(vid, 0),
-                    documents=docs.get(vid, 0),
+                    clauses=c,
+                    headings=h,
+                    terms=n_terms,
+                    documents=n_docs,
                 )
             )
         # Undated versions with no estimate yet (an old translation) sort first: they are not current.

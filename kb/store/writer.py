@@ -7,7 +7,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from kb.model import Article, ParsedVersion, ParseResult, RuleNode
-from kb.store import merge
+from kb.store import merge, schema
 from kb.store.records import dumps, sort_date_for
 
 
@@ -44,15 +44,22 @@ class Writer:
             (path, result.format, result.kind, sha256, options, encoding, now),
         )
         doc_id = cur.lastrowid
-        notes = []
-        for version in result.versions:
-            notes.extend(self._add_version(version, doc_id, path, replace))
+        notes: list[str] = []
+        touched = [self._add_version(version, doc_id, notes, path, replace) for version in result.versions]
         for article in result.articles:
             self._add_article(article, doc_id)
+        self._count(touched)
         self._versions_cache = None
         return notes
 
-    def _add_version(self, pv: ParsedVersion, doc_id: int, path: str = "", replace: bool = False) -> list[str]:
+    def _count(self, vids: list[int]) -> None:
+        """Recount the versions ``vids`` in ``version_counts`` (what ``versions`` reads)."""
+        for i in range(0, len(vids), 500):
+            chunk = vids[i : i + 500]
+            self.conn.execute(f"{schema.COUNT_VERSIONS} WHERE v.id IN ({','.join('?' * len(chunk))})", chunk)
+
+    def _add_version(self, pv: ParsedVersion, doc_id: int, notes: list[str], path: str, replace: bool) -> int:
+        """Store one parsed version (new, merged into or replacing a stored one), adding to ``notes``; its id."""
         row = self.conn.execute(
             "SELECT id, partial, meta FROM versions WHERE game=? AND lang=? AND label=?", (pv.game, pv.lang, pv.label)
         ).fetchone()
@@ -64,12 +71,13 @@ class Writer:
             self._update_version(vid, pv, plan, json.loads(meta))
         self.conn.execute("INSERT OR IGNORE INTO version_documents VALUES(?, ?)", (vid, doc_id))
         stored = dict(self.conn.execute("SELECT rule, hash FROM nodes WHERE version_id=?", (vid,)))
-        fresh, notes = merge.fresh_nodes(stored, pv.nodes)
+        fresh, fresh_notes = merge.fresh_nodes(stored, pv.nodes)
         self._insert_nodes(vid, doc_id, fresh)
         if plan.merging and stored:
             self._renumber(vid)
         self._insert_terms(vid, pv, doc_id)
-        return plan.notes + notes
+        notes.extend(plan.notes + fresh_notes)
+        return vid
 
     def _stored_rules(self, vid: int) -> list[str]:
         return [r for (r,) in self.conn.execute("SELECT rule FROM nodes WHERE version_id=? ORDER BY position", (vid,))]

@@ -13,7 +13,7 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from kb import analysis, ruleid
+from kb import ruleid
 from kb.versions import editorial
 
 # A cited clause id (with an optional range tail) inside a reference's raw span.
@@ -156,6 +156,8 @@ def similarity(a: Item, b: Item) -> float:
 
 # -- inline differ ----------------------------------------------------------------------------
 def _japanese_tokens(text: str) -> list[str]:
+    from kb import analysis  # Janome and Whoosh: only when a Japanese text is diffed word by word
+
     out: list[str] = []
     for line in text.split("\n"):
         if out:

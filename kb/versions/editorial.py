@@ -14,6 +14,7 @@ pronoun swapped with its verb agreement, a misspelt word put right, a word split
 from __future__ import annotations
 
 import difflib
+import json
 import re
 import unicodedata
 from collections import Counter
@@ -117,16 +118,35 @@ _NEGATIONS = {
 }
 
 
+_VOCABULARY_META = "editorial_vocabulary/1"  # a new way of counting words: a new key (older counts ignored)
+
+
 def vocabulary(store) -> Counter:
-    """How many distinct stored texts use each canonical word (a misspelling is rare; cached per store)."""
+    """How many distinct stored texts use each canonical word (a misspelling is rare; cached per store).
 
-    def count() -> Counter:
-        vocab: Counter = Counter()
-        for title, text in store.content_texts():
-            vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
-        return vocab
+    Read from the store when the build kept it (``keep_vocabulary``): counting scans every text (0.4 s,
+    more than the rest of a `rulekb history`)."""
 
-    return store.derived("editorial_vocabulary", count)
+    def read() -> Counter:
+        kept = store.get_meta(_VOCABULARY_META)
+        return Counter(json.loads(kept)) if kept else _count_words(store)
+
+    return store.derived("editorial_vocabulary", read)
+
+
+def keep_vocabulary(store) -> int:
+    """Count the words of the store's texts now and keep the counts in it (a build, after adding texts)."""
+    vocab = _count_words(store)
+    store.memo["editorial_vocabulary"] = vocab
+    store.set_meta(_VOCABULARY_META, json.dumps(vocab, ensure_ascii=False, separators=(",", ":")))
+    return len(vocab)
+
+
+def _count_words(store) -> Counter:
+    vocab: Counter = Counter()
+    for title, text in store.content_texts():
+        vocab.update(set(_WORDS.findall(_marks_removed(f"{title} {text}".lower()))))
+    return vocab
 
 
 def _marks_removed(text: str) -> str:

@@ -6,6 +6,8 @@ newest edition: a handful of indexed lookups.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 
 from kb.errors import NotFound
@@ -23,9 +25,32 @@ class Step:
     hash: str
 
 
+_THREADS = 256  # threads kept per read-only store: a clause page asks for the same one four times
+_threads_lock = threading.Lock()
+
+
 def thread(store: Store, game: str, lang: str, rule: str, version: str | None = None) -> tuple[list[Step], dict]:
     """Every version's id and text hash of the clause ``rule`` (held by ``version``, else the newest
     version holding that id), oldest first; plus how it began and ended (``created``/``removed`` versions)."""
+    if store.writable:  # a build is still changing what the thread follows
+        return _thread(store, game, lang, rule, version)
+    kept: OrderedDict = store.derived("history_threads", OrderedDict)
+    key = (game, lang, rule, version)
+    with _threads_lock:
+        hit = kept.get(key)
+        if hit is not None:
+            kept.move_to_end(key)
+    if hit is None:
+        hit = _thread(store, game, lang, rule, version)
+        with _threads_lock:
+            kept[key] = hit
+            while len(kept) > _THREADS:
+                kept.popitem(last=False)
+    steps, ends = hit
+    return list(steps), dict(ends)
+
+
+def _thread(store: Store, game: str, lang: str, rule: str, version: str | None) -> tuple[list[Step], dict]:
     every = store.versions(game, lang)
     if not every:
         raise NotFound(f"no versions of {game}/{lang}")

@@ -9,6 +9,9 @@ editorial (``editorial_paths``).
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 from kb.errors import StoreError
 from kb.model import Progress
 from kb.store import Store, VersionInfo
@@ -56,22 +59,55 @@ def _pair_rows(old: VersionInfo, new: VersionInfo, forced_entries: list[dict], s
     ]
 
 
-def build(store: Store, progress: Progress | None = None) -> dict:
-    """Diff every adjacent pair of versions once and store the links; returns counts."""
+def build(store: Store, progress: Progress | None = None, *, workers: int = 1) -> dict:
+    """Diff every adjacent pair of versions once and store the links; returns counts.
+
+    With ``workers`` > 1 the pairs are diffed in that many processes, each reading the committed store
+    (runs of ``_RUN`` adjacent pairs each, so that a worker compares an edition's features it just made)."""
     store.clear_lineage()
-    forced_entries = load_forced()
     pairs = [(a, b) for chain in chains(store) for a, b in zip(chain, chain[1:], strict=False)]
     rows = 0
-    for done, (a, b) in enumerate(pairs):
+    for done, ((a, b), batch) in enumerate(zip(pairs, _diffed(store, pairs, workers), strict=True)):
         if progress:
             progress(done, len(pairs), f"{a.game}/{a.lang} {a.label} -> {b.label}")
-        batch = _pair_rows(a, b, forced_entries, store)
         store.add_lineage(batch)
         rows += len(batch)
     if progress:
         progress(len(pairs), len(pairs), "lineage done")
     store.lineage_done()
     return {"pairs": len(pairs), "links": rows}
+
+
+_RUN = 6  # adjacent pairs a worker diffs in a row
+_worker: dict = {}  # in a worker process: its own read-only store and the forced matches
+
+
+def _diffed(store: Store, pairs: list[tuple[VersionInfo, VersionInfo]], workers: int) -> Iterator[list[tuple]]:
+    """The rows of each pair, in order: here, or in ``workers`` processes."""
+    if workers <= 1 or len(pairs) <= _RUN:
+        forced_entries = load_forced()
+        return (_pair_rows(a, b, forced_entries, store) for a, b in pairs)
+    store.commit()  # the workers read what is stored so far (texts, dates, pairings, word counts)
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_open_worker, initargs=(store.path,))
+
+    def results() -> Iterator[list[tuple]]:
+        with pool:
+            yield from pool.map(_worker_rows, pairs, chunksize=_RUN)
+
+    return results()
+
+
+def _open_worker(path: str) -> None:
+    _worker["store"] = Store.open(path)
+    _worker["forced"] = load_forced()
+
+
+def _worker_rows(pair: tuple[VersionInfo, VersionInfo]) -> list[tuple]:
+    return _pair_rows(pair[0], pair[1], _worker["forced"], _worker["store"])
 
 
 # -- reading links ------------------------------------------------------------------------------

@@ -189,9 +189,26 @@
   // -- contents: filter as you type, open or close everything ----------------------------------------
   var filter = $("[data-toc-filter]"), toc = $("ul.toc");
   if (filter && toc) {
-    var entries = $$("li[data-rule]", toc), count = $("[data-toc-count]");
+    var entries = [], texts = [], count = $("[data-toc-count]"), whole = null;
     var fold = window.rulekbFold || function (s) { return s.toLowerCase(); };  // static/fold.js
-    var texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
+    var index = function () {
+      entries = $$("li[data-rule]", toc);
+      texts = entries.map(function (li) { var a = li.querySelector("a, summary"); return fold(a ? a.textContent : ""); });
+    };
+    // A contents folded by section (a whole edition) holds its sections only: the first filter or "open all"
+    // fetches the whole list once (?part=all) and works on it as on any contents.
+    var unfold = function () {
+      if (!("folded" in toc.dataset)) return Promise.resolve();
+      whole = whole || fetch(filter.form.action + "?part=all").then(function (r) { return r.text(); }).then(function (html) {
+        var list = new DOMParser().parseFromString(html, "text/html").querySelector("ul.toc");
+        if (!list) throw new Error("no contents");
+        toc.textContent = "";
+        Array.prototype.slice.call(list.children).forEach(function (li) { toc.appendChild(document.importNode(li, true)); });
+        delete toc.dataset.folded;
+        index();
+      });
+      return whole;
+    };
     var apply = function () {
       var q = fold(filter.value.trim()), shown = 0;
       entries.forEach(function (li, i) {
@@ -207,12 +224,19 @@
       });
       if (count) count.textContent = q ? shown + " 件" : "";
     };
+    var filtered = function () {  // the whole list could not be fetched: the server filters (the form)
+      unfold().then(apply, function () { whole = null; filter.form.submit(); });
+    };
+    index();
     var t = 0;
-    filter.addEventListener("input", function () { clearTimeout(t); t = setTimeout(apply, 120); });
-    filter.form.addEventListener("submit", function (e) { if (entries.length) { e.preventDefault(); apply(); } });
+    filter.addEventListener("input", function () { clearTimeout(t); t = setTimeout(filtered, 120); });
+    filter.form.addEventListener("submit", function (e) { if (entries.length) { e.preventDefault(); filtered(); } });
     $$("[data-toc]").forEach(function (b) {
       b.hidden = false;
-      b.addEventListener("click", function () { $$("details", toc).forEach(function (d) { d.open = b.dataset.toc === "open"; }); });
+      b.addEventListener("click", function () {
+        unfold().then(function () { $$("details", toc).forEach(function (d) { d.open = b.dataset.toc === "open"; }); },
+          function () { whole = null; });
+      });
     });
   }
 
@@ -225,6 +249,10 @@
       body.textContent = ""; body.appendChild(el("p", "loading", "読み込み中…"));
       fetch(d.dataset.src).then(function (r) { return r.text(); }).then(function (html) {
         var doc = new DOMParser().parseFromString(html, "text/html"), part = doc.getElementById("changes");
+        var list = doc.querySelector("ul.toc");
+        if (!part && list) {  // a part of the contents: its entries, under the summary already shown here
+          part = (list.children.length === 1 && list.querySelector(":scope > li > details > ul")) || list;
+        }
         body.textContent = "";
         if (part) {  // the part's own ids would repeat on this page
           part.removeAttribute("id"); $$("[id]", part).forEach(function (e) { e.removeAttribute("id"); });
@@ -234,6 +262,25 @@
       }).catch(function () { body.textContent = "読み込めませんでした。"; delete d.dataset.loaded; });
     });
   });
+
+  // -- a rule page in parts (702): an anchor to a clause of another part opens that part ---------------
+  var ranges = $$("nav.parts a[data-first]");
+  if (ranges.length && location.hash.length > 1) {
+    var wanted = decodeURIComponent(location.hash.slice(1));
+    var order = function (a, b) {  // clause ids in rules order: 702.9 < 702.19 < 702.19b < 702.19z < 702.19aa
+      var x = a.match(/\d+|[a-z]+/g) || [], y = b.match(/\d+|[a-z]+/g) || [];
+      for (var i = 0; i < Math.min(x.length, y.length); i++) {
+        var nx = /^\d/.test(x[i]), ny = /^\d/.test(y[i]);
+        var d = nx && ny ? +x[i] - +y[i] : nx !== ny ? (nx ? -1 : 1) : x[i].length - y[i].length || (x[i] < y[i] ? -1 : x[i] > y[i] ? 1 : 0);
+        if (d) return d;
+      }
+      return x.length - y.length;
+    };
+    if (!document.getElementById(wanted)) {
+      var home = ranges.filter(function (a) { return order(a.dataset.first, wanted) <= 0 && order(wanted, a.dataset.last) <= 0; })[0];
+      if (home) location.replace(home.href.split("#")[0] + "#" + encodeURIComponent(wanted));
+    }
+  }
 
   // -- print everything, folded parts included ---------------------------------------------------------
   var closed = [];

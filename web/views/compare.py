@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from flask import Blueprint, abort, redirect, url_for
+from flask import Blueprint, abort, current_app, redirect, url_for
 
 from kb.errors import NotFound
 from kb.model import GAMES, LANGS
 from kb.versions import choice
-from web import diffview, services
+from web import diffview, paging, services
 from web.pages import arg, arg_choice, check_game_lang, clause_url, generation, store, twin, version, version_json
 
 bp = Blueprint("compare", __name__)
@@ -50,6 +50,9 @@ def diff(game: str, lang: str, old: str, new: str):
     if part is None:
         return base | view
     if part != "all" and part not in {p["key"] for p in base["parts"]}:
+        runs = [p for p in base["parts"] if p["key"].startswith(f"{part}-")]
+        if runs:  # a rule of many changes comes in runs (``702-1``): its first
+            return redirect(runs[0]["url"])
         abort(404, description=f"この差分に節 {part!r} の変更はありません")
     return generation().cached(("diff", vo.id, vn.id, part), lambda: diffview.part(store(), base, vo, vn, part)) | view
 
@@ -80,14 +83,27 @@ def align(game: str, a_lang: str, a_label: str, b_lang: str, b_label: str):
     section = arg_choice("section", tuple("123456789"))
     ctx = generation().cached(("align", va.id, vb.id), lambda: _align(game, va, vb))
     if section and not ctx.get("unavailable"):
-        ctx = {
-            **ctx,
-            "section": section,
-            "side_by_side": generation().cached(
-                ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section)
-            ),
-        }
+        rows = generation().cached(
+            ("align-section", va.id, vb.id, section), lambda: _side_by_side(va, vb, ctx["pairs"], section)
+        )
+        page = f"/align/{game}/{va.lang}/{va.label}/{vb.lang}/{vb.label}"
+        ctx = {**ctx, "section": section, **_section_part(rows, page, section, arg("part", max_len=10) or None)}
     return ctx
+
+
+def _section_part(rows: list[dict], page: str, section: str, part: str | None) -> dict:
+    """One part of a section's side-by-side text when it is long (section 7: 1,500 rows, 1 MB), or all of it."""
+    url = f"{page}?section={section}&"
+    parts = paging.parts(
+        rows, lambda r: r.get("b_rule") or r.get("a_rule") or "", current_app.config["ALIGN_ROWS"], url
+    )
+    if len(parts) <= 1 or part == "all":
+        return {"side_by_side": rows, "section_parts": parts if len(parts) > 1 else [], "part": part, "rows": len(rows)}
+    chosen = paging.choose(parts, part)
+    if chosen is None:
+        abort(404, description=f"第 {section} 章の対訳に部分 {part!r} はありません")
+    shown = rows[chosen["start"] : chosen["end"]]
+    return {"side_by_side": shown, "section_parts": parts, "part": chosen["key"], "rows": len(rows)}
 
 
 def _side_by_side(va, vb, pairs: list[dict], section: str) -> list[dict]:

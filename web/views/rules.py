@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from flask import Blueprint, abort
+from flask import Blueprint, abort, current_app
 
 from kb import ruleid
 from kb.store import NodeRecord, Store, VersionInfo
 from kb.versions import align, choice, editions
 from kb.versions import history as lineage
-from web import moved, rulepage, services, toc, updates
+from web import moved, paging, rulepage, services, toc, updates
 from web.fold import fold_history, runs
 from web.pages import (
     RuleNotHere,
@@ -63,14 +63,36 @@ def contents(game: str, lang: str, label: str):
         return {"version": version_json(v), "nodes": items, "canonical": f"/{game}/{lang}/{v.label}/"}
 
     ctx = generation().cached(("contents", v.id), build)
-    if not q:
+    if q:
+        nodes = toc.matching(ctx["nodes"], q)
+        return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
+    return _contents_part(ctx, v, arg("part", max_len=10))
+
+
+def _contents_part(ctx: dict, v: VersionInfo, part: str) -> dict:
+    """A version's contents whole (``part=all``, or any of up to CONTENTS_FOLD entries), one part of it,
+    or folded by section: each part listed with its size and loaded when opened."""
+    config = current_app.config
+    nodes = ctx["nodes"]
+    parts = generation().cached(
+        ("contents-parts", v.id), lambda: toc.parts(nodes, ctx["canonical"], config["CONTENTS_PART"])
+    )
+    ctx = {**ctx, "query": "", "parts": parts, "part": part or None, "folded": False, "entries": len(nodes)}
+    if part == "all" or (not part and len(nodes) <= config["CONTENTS_FOLD"]):
+        return {**ctx, "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(nodes))}
+    if part:
+        chosen = toc.part_nodes(nodes, part, parts)
+        if not chosen:
+            abort(404, description=f"この目次に部分 {part!r} はありません")
         return {
             **ctx,
-            "query": "",
-            "_toc": generation().cached(("contents-html", v.id), lambda: toc.html(ctx["nodes"])),
+            "nodes": chosen,
+            "canonical": f"{ctx['canonical']}?part={part}",
+            "_toc": toc.html(chosen, open_top=True),
         }
-    nodes = toc.matching(ctx["nodes"], q)
-    return {**ctx, "query": q, "nodes": nodes, "_toc": toc.html(nodes, open_all=True)}
+    outline = [n for n in nodes if n["depth"] < 2]
+    html = generation().cached(("contents-outline", v.id), lambda: toc.outline_html(nodes, parts))
+    return {**ctx, "folded": True, "nodes": outline, "_toc": html}
 
 
 def _node_link(game: str, lang: str, label: str, n: NodeRecord) -> dict:
@@ -181,7 +203,25 @@ def clause(game: str, lang: str, label: str, rule: str):
             raise RuleNotHere(moved.message(info), info)
     else:
         v = version(game, lang, label)
-    return generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
+    ctx = generation().cached(("clause", v.id, rule), lambda: _clause_context(s, game, lang, v, rule))
+    return _clauses_part(ctx, arg("part", max_len=10) or None)
+
+
+def _clauses_part(ctx: dict, part: str | None) -> dict:
+    """A rule page with more clauses than RULE_PAGE_FOLD (701: 290, 702: 750: 300-800 KB in two columns) shows
+    them a part at a time, each part whole clauses with their sub-clauses; ``part=all`` shows every one."""
+    below = ctx["descendants"]
+    config = current_app.config
+    if len(below) <= config["RULE_PAGE_FOLD"]:
+        return ctx
+    parts = paging.parts(below, lambda d: d["rule"], config["RULE_PAGE_PART"], ctx["canonical"] + "?")
+    if part == "all":
+        return {**ctx, "clause_parts": parts, "part": "all"}
+    chosen = paging.choose(parts, part)
+    if chosen is None:
+        abort(404, description=f"{ctx['rule']} のページに部分 {part!r} はありません")
+    shown = below[chosen["start"] : chosen["end"]]
+    return {**ctx, "descendants": shown, "clause_parts": parts, "part": chosen["key"]}
 
 
 def _clause_context(s: Store, game: str, lang: str, v: VersionInfo, rule: str) -> dict:

@@ -1,0 +1,95 @@
+"""Wall time of `rulekb` commands from the shell, as a user types them (a new interpreter each time).
+
+    python bench/cli.py [--home DIR] [--runs 15] [--search]
+
+Each command runs ``--runs`` times in turn with the others (round-robin, so a burst of load on the
+shared machine hits every command alike); prints the median and the fastest wall time, and the
+ratio of the median to a baseline measured in the same run: the bare interpreter starting and
+exiting (``python -c pass``), the floor of any command; and the median CPU time (user + system) each
+took, which the load of a shared machine does not inflate as it does the wall time. Bytecode is written once before timing (a
+first run), as an installed rulekb has it. ``--search`` adds the searches (kb/search is the lead's).
+Targets: ``show`` under 150 ms; ``versions``, ``history`` and a small ``diff`` snappy (under 300 ms).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RULEKB = str(Path(sys.executable).with_name("rulekb"))
+
+COMMANDS = {
+    "baseline: python -c pass": [sys.executable, "-c", "pass"],
+    "rulekb --help": [RULEKB, "--help"],
+    "show 509.1c": [RULEKB, "show", "509.1c"],
+    "show 702.19b --lang en --json": [RULEKB, "show", "702.19b", "--lang", "en", "--json"],
+    "versions": [RULEKB, "versions"],
+    "history 509.1c": [RULEKB, "history", "509.1c"],
+    "diff 20250919 20251114": [RULEKB, "diff", "20250919", "20251114"],
+}
+SEARCHES = {
+    "search 509.1c (a rule number)": [RULEKB, "search", "509.1c"],
+    "search 統率者ダメージ 21点": [RULEKB, "search", "統率者ダメージ 21点"],
+}
+TARGETS_MS = {"show 509.1c": 150, "show 702.19b --lang en --json": 150}
+SNAPPY_MS = 300
+
+
+def run_once(argv: list[str], env: dict) -> tuple[float, float]:
+    """(wall ms, CPU ms) of one command; the CPU time (user + system) is what the machine's load does not inflate."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    elapsed = time.perf_counter() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv[1:])}: exit {proc.returncode}: {proc.stderr.decode()[:300]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return elapsed * 1000, cpu * 1000
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--home", default=os.environ.get("RULEKB_HOME"), help="a built data home (default: $RULEKB_HOME)")
+    ap.add_argument("--runs", type=int, default=15)
+    ap.add_argument("--search", action="store_true", help="time the searches too")
+    args = ap.parse_args()
+    if not args.home or not (Path(args.home) / "current").exists():
+        raise SystemExit("give a built data home: --home DIR or RULEKB_HOME (rulekb build makes one)")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["RULEKB_HOME"] = args.home
+    commands = {**COMMANDS, **(SEARCHES if args.search else {})}
+    for argv in commands.values():  # writes the bytecode, opens the files once: not timed
+        run_once(argv, env)
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpus: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):
+        for name, argv in commands.items():
+            wall, cpu = run_once(argv, env)
+            times[name].append(wall)
+            cpus[name].append(cpu)
+    base = statistics.median(times["baseline: python -c pass"])
+    print(f"{args.home}; {args.runs} runs each; {os.cpu_count()} CPUs; load average {os.getloadavg()[0]:.1f}")
+    print(f"\n{'command':34} {'median ms':>10} {'min ms':>8} {'cpu ms':>7} {'x baseline':>10}")
+    missed = []
+    for name, ts in times.items():
+        med = statistics.median(ts)
+        print(f"{name:34} {med:10.0f} {min(ts):8.0f} {statistics.median(cpus[name]):7.0f} {med / base:10.1f}")
+        limit = TARGETS_MS.get(name, SNAPPY_MS if not name.startswith(("baseline", "search")) else None)
+        if limit and med > limit:
+            missed.append(f"{name} {med:.0f} ms > {limit}")
+    print(
+        f"\ntargets (show < 150 ms; versions, history, small diff < {SNAPPY_MS} ms): "
+        + ("met" if not missed else "NOT met: " + "; ".join(missed))
+    )
+
+
+if __name__ == "__main__":
+    main()
