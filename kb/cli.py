@@ -223,11 +223,15 @@ def search(
         return
     if not hits:
         click.echo("no results", err=True)
+    elif page["confidence"] == "low":
+        click.echo("見つかりません: nothing in the rules answers this query; the closest guesses follow", err=True)
     for h in hits:
         where = f"{h['game']}/{h['lang']}/{h['version']}"
         also = f" (+{h['also_in']} versions)" if h.get("also_in") else ""
         click.echo(f"{h['score']:6.2f}  {h['kind']:7} {where:<20} {h['rule'] or h['title']}{also}")
         click.echo(f"        {h['snippet']}")
+        if other := h.get("other"):
+            click.echo(f"        [{other['lang']} {other['version']}] {other['snippet'] or other['title'] or ''}")
 
 
 @cli.command()

@@ -8,6 +8,8 @@ became 720, and 701.34d-g moved up a letter). Screenshots land in tests/artifact
 
 from __future__ import annotations
 
+from urllib.parse import quote
+
 import pytest
 
 from tests.helpers import ARTIFACTS, CR_EN, ROOT, home_with, served
@@ -212,6 +214,27 @@ def test_suggestions_as_you_type(open_page, base_url):
     jump = pg.locator("header ul.suggest li[role=option]").first
     jump.wait_for(state="visible")
     assert "509.1c へ移動" in jump.inner_text()
+
+
+def test_suggestions_are_one_per_clause_and_none_for_nonsense(open_page, base_url):
+    """The Japanese and English texts of one clause are one suggestion; a query nothing answers (the
+    page's confidence is low) suggests nothing."""
+    pg = open_page(base_url + "/")
+    raw = pg.request.get(base_url + "/api/search?per_page=6&q=" + quote("ブロック制限")).json()["results"]
+    rules = [(r["game"], r["rule"]) for r in raw if r["kind"] == "rule"]
+    assert len(rules) > len(set(rules))  # the page itself holds both languages of a clause
+    box = pg.locator("main input[name=q]")
+    box.press_sequentially("ブロック制限", delay=20)
+    options = pg.locator("main ul.suggest li[role=option]")
+    options.first.wait_for(state="visible")
+    heads = [o.locator(".s-head").inner_text().split()[0] for o in options.all()]
+    assert len(heads) == len(set(heads)) == len({r for _, r in rules} | {r["url"] for r in raw if r["kind"] != "rule"})
+    box.fill("")
+    with pg.expect_response(lambda r: "/api/search" in r.url and "q=%E3%81%BB" in r.url) as answer:
+        box.press_sequentially("ほげほげ", delay=20)
+    assert answer.value.json()["confidence"] == "low" and answer.value.json()["results"]
+    pg.wait_for_timeout(300)
+    assert options.count() == 0 or not pg.locator("main ul.suggest").is_visible()
 
 
 def test_large_diff_loads_a_section_on_demand(open_page, base_url):

@@ -61,7 +61,9 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     @app.after_request
     def headers(resp):
         gen = g.get("gen")
-        if gen is not None and request.method == "GET" and resp.status_code == 200:
+        if g.get("partial"):  # cut short by its time budget (kb.search.bounded): ask again next time
+            resp.headers["Cache-Control"] = "no-store"
+        elif gen is not None and request.method == "GET" and resp.status_code == 200:
             # Pages are a pure function of the generation's content, the code and the URL (web.etags): the
             # same tag from every worker; revalidate, answer 304 if unchanged.
             env = request.environ

@@ -96,8 +96,9 @@ class Generation:
         else:
             log.warning("%s failed in %s: %s", what, self.name, exc)
 
-    def cached(self, key: tuple, compute: Callable[[], Any]) -> Any:
-        """Compute once per generation (least recently used entries dropped first)."""
+    def cached(self, key: tuple, compute: Callable[[], Any], keep: Callable[[Any], bool] | None = None) -> Any:
+        """Compute once per generation (least recently used entries dropped first); a value ``keep``
+        refuses is returned but not kept."""
         kind = "heavy" if key[0] in HEAVY else "pages" if key[0].startswith("page-") else "light"
         cache = self._caches[kind]
         with self._lock:
@@ -105,6 +106,8 @@ class Generation:
                 cache.move_to_end(key)
                 return cache[key]
         value = compute()
+        if keep is not None and not keep(value):
+            return value
         with self._lock:
             cache[key] = value
             while len(cache) > CACHE_SIZES[kind]:

@@ -4,10 +4,13 @@ kb.search.searcher.Searcher (``self``), kept apart so the searcher stays readabl
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from whoosh.query import And, Term
 
 from kb import ruleid
 from kb.analysis import title_key
+from kb.search.bounded import whoosh_search
 from kb.search.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
 from kb.versions import history
 from kb.versions.order import english_label
@@ -223,6 +226,32 @@ class _Page:
 NAMED = ("exact name", "translated name", "name prefix")  # the tiers of a hit the query names
 
 
+def one_row_per_clause(hits: Iterable[dict], want: int) -> list[dict]:
+    """The first ``want`` rows of a page, one per clause: the clause's text in the other language (the
+    English edition a Japanese hit renders, or the translation of an English hit) goes beside its first
+    row as ``other`` instead of taking a row of its own. The 2008 private translation keeps its rows:
+    its numbers are an older numbering's, not the same clause's."""
+    rows: list[dict] = []
+    first: dict[tuple[str, str], dict] = {}
+    for hit in hits:
+        if len(rows) >= want:
+            break
+        same = hit["kind"] == "rule" and hit["rule"] and hit.get("provenance") != "private-translation"
+        key = (hit["game"], hit["rule"]) if same else None
+        mate = first.get(key) if key else None
+        if mate is not None and mate["lang"] != hit["lang"]:
+            if "other" not in mate:
+                mate["other"] = {k: hit.get(k) for k in BESIDE}
+            continue
+        if key:
+            first.setdefault(key, hit)
+        rows.append(hit)
+    return rows
+
+
+BESIDE = ("lang", "version", "title", "text", "snippet", "provenance")  # what a row shows of its other text
+
+
 def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
     """Above an obsolete glossary entry the query names, for a removed rule (マナ・バーン, "this rule
     no longer exists"), put the clause of an old text that defined it (one search over old versions)."""
@@ -243,7 +272,7 @@ def removed_rules(self, hits: list[dict], lits: list[str]) -> None:
         s = self.full_searcher()
         # A removed rule's name is rare: its few clauses are checked against the versions holding them
         # (a filter of every old version's documents costs half a second to read).
-        for h in s.search(And([q, Term("game", hit["game"]), Term("lang", hit["lang"])]), limit=10):
+        for h in whoosh_search(s, And([q, Term("game", hit["game"]), Term("lang", hit["lang"])]), limit=10):
             f = h.fields()
             label = newest_holding(self.store, f["hash"], set(olds.values())) if f.get("hash") else None
             if label and f["kind"] == "rule" and coins(self.text_of(f), name):

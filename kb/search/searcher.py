@@ -22,6 +22,8 @@ from kb import ruleid
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
 from kb.search import fusion, results, semantic
+from kb.search.bounded import Deadline, whoosh_search
+from kb.search.confidence import LOW, confidence
 from kb.search.fusion import fuse, words_only
 from kb.search.index import CURRENT_DIR
 from kb.search.query import (
@@ -185,11 +187,13 @@ class Searcher:
         limit: int = 10,
         offset: int = 0,
     ) -> dict:
-        """``{"total": N, "hits": [...]}``: one page of hits and the number of matches in scope."""
+        """``{"total": N, "hits": [...], "notes": [...], "partial": bool}``: one page of hits, the number of
+        matches in scope, notes for the user, and whether the query's time budget cut its last tiers."""
         return self._run(query, game, lang, version, limit, offset, count=True)
 
     def _run(self, query, game, lang, version, limit, offset, *, count: bool) -> dict:
         text = clean_query(query)
+        deadline = Deadline()
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
         if not game and not is_rule_query(text):
@@ -220,28 +224,8 @@ class Searcher:
         rule_query = bool(exact and is_rule_query(text))
         notes = results.rule_notes(self, s, text, exact, docs, scored) if is_rule_query(text) else []
         if not rule_query:
-            tiers, loose, lits = self.build_query(stripped)
-            run.negated = self.builder.negated(stripped)
-            lits = phrases + lits
-            # Tiers decide the order, best first; a lower tier runs only while the page is not full.
-            alike = "reading" in self.layers
-            for tier, q in tiers:
-                if settled(scored, tier) >= want:
-                    break
-                if alike and tier < READ_ALIKE:
-                    alike = False
-                    self._names_read_alike(run, stripped)
-                self._collect(run, q, tier)
-            if settled(scored, 1.0) < want and "bigram" in self.layers and HAS_JA.search(text):
-                bq = bigram_query(text)
-                if bq is not None:
-                    self._collect(run, bq, 1.0)
-            if loose is not None and settled(scored, 0.0) < want:
-                self._collect(run, loose, 0.0)
-            if count and loose is not None:
-                total = len(exact) + max(len(scored) - len(exact), len(s.search(loose, filter=docs, limit=1)))
-            else:
-                total = len(scored)
+            total, found = self._word_tiers(run, text, stripped, len(exact), count, deadline)
+            lits = phrases + found
         if "priors" in self.layers:
             lift_parents(scored, run.where)
         dense = self._dense(qvec, docs, key) if qvec is not None else []
@@ -253,11 +237,8 @@ class Searcher:
         if "priors" in self.layers:
             results.arrange_page(self, s, ranked, scored, docs, want, lang_first="ja" if HAS_JA.search(text) else None)
         total = max(total, len(ranked.order))
-        hits = []
-        for d in ranked.order[offset:want]:
-            hit = self.hit(s, d, ranked.score[d], shown, lits)
-            hit["why"] = ranked.why[d]
-            hits.append(hit)
+        hits = results.one_row_per_clause((self._hit_of(s, d, ranked, shown, lits) for d in ranked.order), want)
+        del hits[:offset]
         if "priors" in self.layers and offset == 0 and not rule_query:
             results.removed_rules(self, hits, lits)
             del hits[limit:]
@@ -265,7 +246,59 @@ class Searcher:
             notes += results.other_game(
                 self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits
             )
-        return {"total": total, "hits": hits, "notes": notes}
+        if deadline.hit:
+            log.warning("query %r stopped after %.1f CPU s: its lower tiers were skipped", text, deadline.budget)
+            notes.append(f"the search stopped after {deadline.budget:g} s: these are the hits it found by then")
+        signals = {
+            "tier": max((scored[d][0] for d in ranked.order[:want] if d in scored), default=None),
+            "cosine": dense[0][1] if dense else None,
+            "rule": rule_query,
+        }
+        sure = confidence(stripped, **signals) if hits else LOW
+        for h in hits:
+            h["confidence"] = sure
+        return {
+            "total": total,
+            "hits": hits,
+            "notes": notes,
+            "partial": deadline.hit,
+            "confidence": sure,
+            "signals": signals,
+        }
+
+    def _hit_of(self, s, d: int, ranked, shown: str | None, lits: list[str]) -> dict:
+        hit = self.hit(s, d, ranked.score[d], shown, lits)
+        hit["why"] = ranked.why[d]
+        return hit
+
+    def _word_tiers(
+        self, run: _Pass, text: str, stripped: str, exact: int, count: bool, deadline: Deadline
+    ) -> tuple[int, list[str]]:
+        """Collect the query's word tiers into ``run.scored``; return (matches in scope, literal words).
+
+        Tiers decide the order, best first; a lower tier runs only while the page is not full and the
+        query's budget lasts. With ``count`` the loose query's matches are counted (not scored).
+        """
+        scored, want = run.scored, run.want
+        tiers, loose, lits = self.build_query(stripped)
+        run.negated = self.builder.negated(stripped)
+        alike = "reading" in self.layers
+        for tier, q in tiers:
+            if settled(scored, tier) >= want or deadline.spent():
+                break
+            if alike and tier < READ_ALIKE:
+                alike = False
+                self._names_read_alike(run, stripped)
+            self._collect(run, q, tier)
+        if settled(scored, 1.0) < want and "bigram" in self.layers and HAS_JA.search(text) and not deadline.spent():
+            bq = bigram_query(text)
+            if bq is not None:
+                self._collect(run, bq, 1.0)
+        if loose is not None and settled(scored, 0.0) < want and not deadline.spent():
+            self._collect(run, loose, 0.0)
+        if count and loose is not None and not deadline.spent():
+            return exact + max(len(scored) - exact, len(whoosh_search(run.s, loose, filter=run.docs, limit=1))), lits
+        return len(scored), lits
 
     def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:
         """Documents in scope holding every quoted phrase (Japanese words in order, English words as written)."""
@@ -325,7 +358,7 @@ class Searcher:
 
     def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
-        for hit in run.s.search(q, filter=run.docs, limit=int(run.want * POOL)):
+        for hit in whoosh_search(run.s, q, filter=run.docs, limit=int(run.want * POOL)):
             if hit.docnum not in run.scored:
                 bias = prior(hit.get("kind"), hit.get("rule") or "") if "priors" in self.layers else 1.0
                 if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded and "priors" in self.layers:
@@ -344,7 +377,7 @@ class Searcher:
         reading = self.builder.reading_of(text)
         if not reading or len(reading) < 3:
             return
-        for hit in run.s.search(Term("jr", reading), filter=run.docs, limit=30):
+        for hit in whoosh_search(run.s, Term("jr", reading), filter=run.docs, limit=30):
             f = hit.fields()
             if hit.docnum in run.scored or f["kind"] not in ("term", "rule"):
                 continue

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from flask import Blueprint, abort, current_app, redirect
+from flask import Blueprint, abort, current_app, g, redirect
 
 from kb import ruleid
 from kb.errors import InputError, NotFound, RulekbError
@@ -30,9 +30,16 @@ def rule_jump(s: Store, q: str, game: str | None, lang: str | None, label: str |
             if label:
                 found = [(v, n) for v, n in found if v.label == label]
             if found:
-                v, _ = found[-1]
+                v, _ = found[-1] if label else max(reversed(found), key=lambda f: _full_and_official(f[0]))
                 return clause_url(gm, lg, v.label, rule)
     return None
+
+
+def _full_and_official(v) -> tuple[bool, bool]:
+    """How much a version's text is to be trusted for a jump: a whole text over a quote or a viewer's
+    excerpt, an official text (or its official translation) over a private one. The newest of the best
+    wins: a wiki page quoting 509.1c under a newer date does not hide today's official translation."""
+    return (not v.partial, (v.meta or {}).get("provenance") in ("official", "official-translation"))
 
 
 def _result(hit: dict, provenance: dict) -> dict:
@@ -78,6 +85,23 @@ def _result(hit: dict, provenance: dict) -> dict:
         "also_in": hit.get("also_in") or 0,
         "url": url,
         "segments": segs,
+        "other": _other(hit),
+    }
+
+
+def _other(hit: dict) -> dict | None:
+    """The same clause in the other language, shown on the hit's row (kb.search.results.one_row_per_clause)."""
+    o = hit.get("other")
+    if not o:
+        return None
+    text = o.get("snippet") or o.get("text") or o.get("title") or ""
+    return {
+        "lang": o["lang"],
+        "version": o["version"],
+        "title": o.get("title"),
+        "text": text,
+        "provenance": o.get("provenance"),
+        "url": clause_url(hit["game"], o["lang"], o["version"], hit["rule"]),
     }
 
 
@@ -148,6 +172,8 @@ def search():
         "total": None,
         "has_next": False,
         "engine": None,
+        "partial": False,
+        "confidence": None,
         "jump": None,
         "_versions": [pages.version_json(v) for v in s.versions()],
     }
@@ -157,9 +183,10 @@ def search():
     if ctx["jump"] and not is_api() and arg("jump", max_len=1) != "0" and page == 1:
         return redirect(ctx["jump"])
     try:
-        ctx["engine"], ctx["total"], hits = generation().cached(
+        ctx["engine"], ctx["total"], hits, ctx["partial"], ctx["confidence"] = generation().cached(
             ("search", q, game, lang, label, page, per_page),
             lambda: _run_search(s, q, game, lang, label, page, per_page),
+            keep=lambda found: not found[3],  # a search cut short by its time budget is asked again
         )
     except InputError as exc:
         raise bad(str(exc)) from None
@@ -167,26 +194,30 @@ def search():
         return _not_found(str(exc))
     except RulekbError as exc:  # the search service refuses a query it cannot run
         raise bad(str(exc)) from None
+    g.partial = ctx["partial"]  # neither tagged nor kept by the page cache (web/__init__.py)
     ctx["has_next"] = len(hits) > per_page
     provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in s.versions()}
     ctx["results"] = [_result(h, provenance) for h in hits[:per_page]]
     return ctx
 
 
-def _run_search(s: Store, q: str, game, lang, label, page: int, per_page: int) -> tuple[str, int | None, list[dict]]:
-    """(engine, total, hits) for one page, one more hit than shown to tell whether a next page exists."""
+def _run_search(
+    s: Store, q: str, game, lang, label, page: int, per_page: int
+) -> tuple[str, int | None, list[dict], bool]:
+    """(engine, total, hits, partial) for one page, one more hit than shown to tell whether a next page
+    exists; partial when the search ran out of its time budget (kb.search.bounded) before its last tiers."""
     gen = generation()
     searcher = gen.searcher()
     offset = (page - 1) * per_page
     if searcher is not None:
         try:
             found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
-            return "index", found["total"], found["hits"]
+            return "index", found["total"], found["hits"], bool(found.get("partial")), found.get("confidence")
         except RulekbError:
             raise
         except Exception as exc:  # e.g. an index written by another version of the indexer
             gen.report_failure("search", exc)
-    return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset)
+    return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset), False, None
 
 
 def _not_found(message: str):

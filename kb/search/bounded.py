@@ -1,0 +1,43 @@
+"""Every search is bounded: no Whoosh call may loop, and a query stops adding tiers once its time is spent.
+
+Whoosh's block-quality skipping (``optimize=True``, its default) can loop for good on a union of
+terms whose blocks all score below the running minimum: ``カキ`` under the loose query's count spun
+one CPU at 100 % indefinitely (issue 19). Every Whoosh search in kb.search goes through ``whoosh_search``,
+which turns that skipping off: a search then scores each posting it matches once (the loose count
+reads them all anyway), so its cost is bounded by the postings of its terms.
+
+``Deadline`` is the per-query budget on top: the tiers of a query run best first, and once the budget
+is spent the remaining (lower) tiers are skipped and the page says so. The budget is the CPU time of
+the query's own thread: a loop burns it, while waiting for the GIL behind other clients' queries or
+for the embedder (its own thread) does not, so a busy server slows answers down but does not cut
+them short. bench/fuzz.py checks the bound
+on ten thousand random short queries.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from whoosh.query import Query
+
+BUDGET_S = 1.0  # CPU seconds: a query's tiers stop after this much (the page says it is partial)
+
+
+def whoosh_search(s: Any, q: Query, **kw: Any) -> Any:
+    """``s.search(q, **kw)`` without block-quality skipping (the loop above)."""
+    return s.search(q, optimize=False, **kw)
+
+
+class Deadline:
+    """A query's CPU-time budget, started when the query is (on the thread that runs it)."""
+
+    def __init__(self, budget: float | None = None) -> None:
+        self.budget = BUDGET_S if budget is None else budget
+        self.ends = time.thread_time() + self.budget
+        self.hit = False  # set once a tier was skipped for time
+
+    def spent(self) -> bool:
+        if time.thread_time() >= self.ends:
+            self.hit = True
+        return self.hit
