@@ -67,6 +67,19 @@ def progress(done: int, total: int, what: str) -> None:
     print(f"\r  {what}: {done}/{total}   ", end="", file=sys.stderr, flush=True)
 
 
+def searcher_of(home_dir: str | None, tmp: str):
+    """(store, searcher) of a built data home, or of the bundled corpus built into ``tmp``."""
+    from kb.build import build_kb
+    from kb.home import Home
+    from kb.search.searcher import Searcher
+
+    home = Home(home_dir or Path(tmp) / "home")
+    if not home.exists():
+        build_kb(home, progress=progress)
+    store = home.open_store()
+    return store, Searcher(store, home.index_dir())
+
+
 def make_store(path: Path) -> Store:
     """Ingest the English editions, the Japanese texts, the DM rules and the seeds into ``path``."""
     from ingest.common import Hints
