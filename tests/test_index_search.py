@@ -302,3 +302,27 @@ def test_an_old_text_leaves_the_default_scope_where_a_newer_text_covers_its_rule
     old = Searcher(store, tmp_path / "index").search("戦闘ダメージ・ステップ", version="5.5.0.0")
     assert old and all(h["version"] == "5.5.0.0" for h in old) and old[0]["rule"] == "310"
     store.close()
+
+
+def test_a_searcher_starts_from_the_thesaurus_keys_the_build_wrote(kb, monkeypatch):
+    """Analysing the glossary's two thousand names at every start cost `rulekb search` a second (issue
+    20): the build writes their word keys beside the index, and a searcher reads them without Janome."""
+    import json
+
+    from kb.search import thesaurus
+    from kb.search.index import KEYS_FILE, TERMS_FILE
+    from kb.search.searcher import Searcher
+
+    store, index_dir, _, _ = kb
+    pairs = json.loads((index_dir / TERMS_FILE).read_text(encoding="utf-8"))["ja2en"]
+    vocab = Searcher(store, index_dir).vocab
+    fresh = thesaurus.Thesaurus.load(vocab=vocab, pairs=pairs)  # analysed now
+    assert len(json.loads((index_dir / KEYS_FILE).read_text(encoding="utf-8"))) >= len(pairs) > 50
+
+    def no_analysis(*_a, **_k):
+        raise AssertionError("a searcher start analysed a thesaurus phrase")
+
+    monkeypatch.setattr(thesaurus, "keys", no_analysis)
+    read = Searcher(store, index_dir).builder.thesaurus
+    assert read.ja2en == fresh.ja2en and read.en2ja == fresh.en2ja and read.rewrites == fresh.rewrites
+    assert read.to_english(["ブロック", "クリーチャー"]) == fresh.to_english(["ブロック", "クリーチャー"])

@@ -23,9 +23,10 @@ from kb import ruleid
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
 from kb.model import Progress
 from kb.search import semantic
-from kb.search.thesaurus import mine_renames
+from kb.search.thesaurus import Thesaurus, mine_renames
 
 TERMS_FILE = "terms.json"
+KEYS_FILE = "thesaurus-keys.json"  # the thesaurus's phrases -> their word keys with this index's vocabulary
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
 _SEE_RULE = re.compile(r"(?:rules?|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
 
@@ -295,7 +296,11 @@ def build_index(
         progress(done, total, "index: writing segments")
     writer.commit()
     current.commit()
-    (index_dir / TERMS_FILE).write_text(json.dumps(_term_table(store), ensure_ascii=False), encoding="utf-8")
+    table = _term_table(store)
+    (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+    # The thesaurus's phrases analysed once here, not at every searcher start (kb.search.thesaurus).
+    analysed = Thesaurus.load(vocab=vocab, pairs=table["ja2en"]).key_cache
+    (index_dir / KEYS_FILE).write_text(json.dumps(analysed, ensure_ascii=False), encoding="utf-8")
     if progress:
         progress(total, total, "index")
     t1 = time.perf_counter()

@@ -31,7 +31,7 @@ from kb.analysis import (
     words,
 )
 from kb.errors import RulekbError
-from kb.search.index import TERMS_FILE
+from kb.search.index import KEYS_FILE, TERMS_FILE
 from kb.search.thesaurus import Thesaurus, english_key
 
 MAX_QUERY = 1000
@@ -138,7 +138,9 @@ class QueryBuilder:
         """A builder reading the terms table (JA<->EN pairs, mined renames) written beside the index."""
         pairs_path = Path(index_dir) / TERMS_FILE
         table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
-        thesaurus = Thesaurus.load(vocab=vocab, pairs=table.get("ja2en", {}))
+        keys_path = Path(index_dir) / KEYS_FILE
+        analysed = json.loads(keys_path.read_text(encoding="utf-8")) if keys_path.exists() else None
+        thesaurus = Thesaurus.load(vocab=vocab, pairs=table.get("ja2en", {}), key_cache=analysed)
         renames = [(old.split(), new.split()) for old, new, _n in table.get("renames", [])]
         renames.sort(key=lambda r: -len(r[0]))  # the longest old wording first
         return cls(vocab, thesaurus, renames, layers, current_reader)

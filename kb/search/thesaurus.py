@@ -39,14 +39,22 @@ class Thesaurus:
     rewrites: dict[tuple[str, ...], set[tuple[str, str]]] = field(default_factory=dict)
     ja2en: dict[tuple[str, ...], set[str]] = field(default_factory=dict)
     en2ja: dict[str, set[str]] = field(default_factory=dict)
+    # phrase -> its word keys: analysing two thousand glossary names with Janome costs a second, so the
+    # index build writes the keys beside the index (KEYS_FILE) and each searcher start reads them.
+    key_cache: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def load(
-        cls, path: str | Path | None = None, vocab: frozenset[str] = BUILTIN_VOCAB, pairs: dict | None = None
+        cls,
+        path: str | Path | None = None,
+        vocab: frozenset[str] = BUILTIN_VOCAB,
+        pairs: dict | None = None,
+        key_cache: dict[str, list[str]] | None = None,
     ) -> Thesaurus:
         """Read the TSV files (default: thesaurus.tsv and thesaurus-players.tsv), plus ``pairs``:
-        ja -> [english] from the KB's glossaries and running text."""
-        th = cls(vocab=vocab)
+        ja -> [english] from the KB's glossaries and running text; ``key_cache``: phrase -> word keys
+        already analysed with ``vocab`` (as written at index build)."""
+        th = cls(vocab=vocab, key_cache={k: tuple(v) for k, v in (key_cache or {}).items()})
         for p in [Path(path)] if path is not None else [DEFAULT_PATH, PLAYERS_PATH]:
             th._read(p, sourced=p.name == PLAYERS_PATH.name)
         for ja, ens in (pairs or {}).items():
@@ -72,14 +80,20 @@ class Thesaurus:
             if kind == "old":
                 th._add_rewrite(dst, src, "older")  # old texts stay findable with today's words
 
+    def _keys(self, text: str) -> tuple[str, ...]:
+        k = self.key_cache.get(text)
+        if k is None:
+            k = self.key_cache[text] = keys(text, self.vocab)
+        return k
+
     def _add_rewrite(self, src: str, dst: str, kind: str) -> None:
-        k = keys(src, self.vocab)
+        k = self._keys(src)
         if k:
             self.rewrites.setdefault(k, set()).add((dst, kind))
 
     def add_pair(self, ja: str, en: str) -> None:
         """Record a Japanese <-> English term pair."""
-        k, e = keys(ja, self.vocab), english_key(en)
+        k, e = self._keys(ja), english_key(en)
         if k and e and len(e) >= 3:
             self.ja2en.setdefault(k, set()).add(en)
             self.en2ja.setdefault(e, set()).add(ja)
