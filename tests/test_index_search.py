@@ -317,7 +317,10 @@ def test_a_searcher_starts_from_the_thesaurus_keys_the_build_wrote(kb, monkeypat
     pairs = json.loads((index_dir / TERMS_FILE).read_text(encoding="utf-8"))["ja2en"]
     vocab = Searcher(store, index_dir).vocab
     fresh = thesaurus.Thesaurus.load(vocab=vocab, pairs=pairs)  # analysed now
-    assert len(json.loads((index_dir / KEYS_FILE).read_text(encoding="utf-8"))) >= len(pairs) > 50
+    written = json.loads((index_dir / KEYS_FILE).read_text(encoding="utf-8"))
+    assert len(written["keys"]) >= len(pairs) > 50
+    assert written["fingerprint"] == thesaurus.analysis_fingerprint(vocab)
+    assert thesaurus.analysis_fingerprint(vocab | {"ナンデモナイ"}) != written["fingerprint"]
 
     def no_analysis(*_a, **_k):
         raise AssertionError("a searcher start analysed a thesaurus phrase")

@@ -313,3 +313,34 @@ def test_the_search_page_shows_a_clause_once_with_its_english_beside_it(search_c
     assert [r["rule"] for r in got].count("702.21a") == 1
     page = search_client.get("/search?q=護法").get_data(as_text=True)
     assert '<p class="other" lang="en"><a href="/mtg/en/20260116/702.21a">英語 20260116</a> Ward is' in page
+
+
+@pytest.mark.parametrize("dense", [True, False])
+@pytest.mark.parametrize("q", ["接死", "先制攻撃", "deathtouch"])
+def test_pages_of_one_row_per_clause_neither_repeat_nor_skip(searcher, q, dense):
+    """A row may hold two documents (a clause and its English), so pages are cut in rows: page after
+    page of ten is full (rows of merged pairs do not leave a short page and no next link), the first
+    page is the top of a deep one, and they hold what one page of forty holds. A page is ranked for its
+    own depth, so a row may move across a page boundary (docs/search.md, known limits): at most 2 of 40."""
+    from kb.search.query import ALL_LAYERS
+    from kb.search.searcher import Searcher
+
+    store, s = searcher
+    s = s if dense else Searcher(store, s.index_dir, layers=ALL_LAYERS - {"dense"})
+
+    def row(h):
+        return (h["kind"], h["game"], h["lang"], h["version"], h["rule"], h["title"])
+
+    paged, sizes = [], []
+    for offset in range(0, 40, 10):
+        page = s.search_page(q, limit=10, offset=offset)
+        sizes.append(len(page["hits"]))
+        paged += [row(h) for h in page["hits"]]
+    whole = s.search_page(q, limit=40)
+    rows = [row(h) for h in whole["hits"]]
+    full = [n for n in sizes if n == 10]
+    assert sizes == full + [len(paged) - 10 * len(full)] * (len(sizes) > len(full)) + [0] * (len(sizes) - len(full) - 1)
+    assert paged[:10] == rows[:10] and len(rows) >= min(len(paged), 40) > 10  # more than one page
+    assert len(set(paged)) >= len(paged) - 2 and len(set(paged) & set(rows)) >= len(rows) - 4
+    if len(rows) < 40:  # the rows ran out: the count is exact
+        assert whole["total"] == len(rows)

@@ -55,8 +55,9 @@ def twin(bp: Blueprint, rule: str, template: str, **options) -> Callable:
                 resp = Response(stream_with_context(_stream(template, ctx)), mimetype="text/html")
                 resp.implicit_sequence_conversion = False  # make_conditional would read it all to measure it
                 return resp
-            if current_app.config["PAGE_CACHE"]:
-                return render_template(template, **ctx)  # kept once rendered by web.pagecache
+            if current_app.config["PAGE_CACHE"] or g.get("partial"):
+                # kept once rendered by web.pagecache; a search cut short by its budget is never kept
+                return render_template(template, **ctx)
             # without the page cache: each worker keeps what it rendered (the contents weigh 600-900 KB)
             key = ("page-" + view.__name__, request.full_path)
             return generation().cached(key, lambda: render_template(template, **ctx))

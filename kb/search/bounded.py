@@ -37,6 +37,10 @@ class Deadline:
         self.ends = time.thread_time() + self.budget
         self.hit = False  # set once a tier was skipped for time
 
+    def left(self) -> bool:
+        """True while budget is left (without marking the page partial: for work that is not hits)."""
+        return time.thread_time() < self.ends
+
     def spent(self) -> bool:
         if time.thread_time() >= self.ends:
             self.hit = True

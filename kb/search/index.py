@@ -23,7 +23,7 @@ from kb import ruleid
 from kb.analysis import BigramAnalyzer, JapaneseAnalyzer, ReadingAnalyzer, learn_vocab, title_key
 from kb.model import Progress
 from kb.search import semantic
-from kb.search.thesaurus import Thesaurus, mine_renames
+from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
 TERMS_FILE = "terms.json"
 KEYS_FILE = "thesaurus-keys.json"  # the thesaurus's phrases -> their word keys with this index's vocabulary
@@ -298,8 +298,13 @@ def build_index(
     current.commit()
     table = _term_table(store)
     (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
-    # The thesaurus's phrases analysed once here, not at every searcher start (kb.search.thesaurus).
-    analysed = Thesaurus.load(vocab=vocab, pairs=table["ja2en"]).key_cache
+    # The thesaurus's phrases analysed once here, not at every searcher start (kb.search.thesaurus),
+    # with the vocabulary a searcher reads back from the schema (the built-in words added).
+    vocab = schema["ja"].analyzer.vocab
+    analysed = {
+        "fingerprint": analysis_fingerprint(vocab),
+        "keys": Thesaurus.load(vocab=vocab, pairs=table["ja2en"]).key_cache,
+    }
     (index_dir / KEYS_FILE).write_text(json.dumps(analysed, ensure_ascii=False), encoding="utf-8")
     if progress:
         progress(total, total, "index")

@@ -32,7 +32,7 @@ from kb.analysis import (
 )
 from kb.errors import RulekbError
 from kb.search.index import KEYS_FILE, TERMS_FILE
-from kb.search.thesaurus import Thesaurus, english_key
+from kb.search.thesaurus import Thesaurus, analysis_fingerprint, english_key
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
@@ -139,8 +139,10 @@ class QueryBuilder:
         pairs_path = Path(index_dir) / TERMS_FILE
         table = json.loads(pairs_path.read_text(encoding="utf-8")) if pairs_path.exists() else {}
         keys_path = Path(index_dir) / KEYS_FILE
-        analysed = json.loads(keys_path.read_text(encoding="utf-8")) if keys_path.exists() else None
-        thesaurus = Thesaurus.load(vocab=vocab, pairs=table.get("ja2en", {}), key_cache=analysed)
+        analysed = json.loads(keys_path.read_text(encoding="utf-8")) if keys_path.exists() else {}
+        if analysed.get("fingerprint") != analysis_fingerprint(vocab):
+            analysed = {}  # analysed by other code or another vocabulary: analyse again
+        thesaurus = Thesaurus.load(vocab=vocab, pairs=table.get("ja2en", {}), key_cache=analysed.get("keys"))
         renames = [(old.split(), new.split()) for old, new, _n in table.get("renames", [])]
         renames.sort(key=lambda r: -len(r[0]))  # the longest old wording first
         return cls(vocab, thesaurus, renames, layers, current_reader)

@@ -226,27 +226,32 @@ class _Page:
 NAMED = ("exact name", "translated name", "name prefix")  # the tiers of a hit the query names
 
 
-def one_row_per_clause(hits: Iterable[dict], want: int) -> list[dict]:
-    """The first ``want`` rows of a page, one per clause: the clause's text in the other language (the
-    English edition a Japanese hit renders, or the translation of an English hit) goes beside its first
-    row as ``other`` instead of taking a row of its own. The 2008 private translation keeps its rows:
-    its numbers are an older numbering's, not the same clause's."""
-    rows: list[dict] = []
-    first: dict[tuple[str, str], dict] = {}
-    for hit in hits:
+def one_row_per_clause(order: Iterable[int], clause_of, want: int) -> list[tuple[int, int | None]]:
+    """The first ``want`` rows of a page as (document, other-language document or None), one row per
+    clause: the clause's text in the other language (the English edition a Japanese hit renders, or
+    the translation of an English hit) rides on its first row instead of taking a row of its own.
+    ``clause_of(doc)`` is ((game, rule), lang) for a clause that may pair, None for anything else (an
+    article, a glossary entry, a clause of the 2008 private translation: an older numbering's)."""
+    rows: list[list] = []
+    first: dict[tuple[str, str], tuple[list, str]] = {}
+    for d in order:
         if len(rows) >= want:
             break
-        same = hit["kind"] == "rule" and hit["rule"] and hit.get("provenance") != "private-translation"
-        key = (hit["game"], hit["rule"]) if same else None
-        mate = first.get(key) if key else None
-        if mate is not None and mate["lang"] != hit["lang"]:
-            if "other" not in mate:
-                mate["other"] = {k: hit.get(k) for k in BESIDE}
-            continue
-        if key:
-            first.setdefault(key, hit)
-        rows.append(hit)
-    return rows
+        clause = clause_of(d)
+        if clause is not None:
+            key, lang = clause
+            if key in first:
+                row, row_lang = first[key]
+                if row_lang != lang:
+                    if row[1] is None:
+                        row[1] = d
+                    continue  # the same clause again: its row already holds it
+            else:
+                first[key] = ([d, None], lang)
+                rows.append(first[key][0])
+                continue
+        rows.append([d, None])
+    return [(d, other) for d, other in rows]
 
 
 BESIDE = ("lang", "version", "title", "text", "snippet", "provenance")  # what a row shows of its other text

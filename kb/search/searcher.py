@@ -51,6 +51,7 @@ from kb.search.ranking import (
     prior,
     settled,
 )
+from kb.search.results import BESIDE
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
@@ -84,6 +85,19 @@ def _say_once(message: str) -> None:
     if message not in _said:
         _said.add(message)
         log.info(message)
+
+
+@dataclass
+class _Ranked:
+    """One ranking pass (Searcher._rank): the fused order and what the page is made from."""
+
+    ranked: Any
+    scored: dict[int, tuple[float, float]]
+    dense: list[tuple[int, float]]
+    total: int
+    lits: list[str]
+    notes: list[str]
+    rule_query: bool
 
 
 @dataclass
@@ -193,7 +207,6 @@ class Searcher:
 
     def _run(self, query, game, lang, version, limit, offset, *, count: bool) -> dict:
         text = clean_query(query)
-        deadline = Deadline()
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
         if not game and not is_rule_query(text):
@@ -203,6 +216,7 @@ class Searcher:
                 page = self._run(query, hint, lang, version, limit, offset, count=count)
                 if page["hits"] or offset:
                     return page
+        deadline = Deadline()  # after the narrowed try: a try that found nothing leaves this one its budget
         s, docs, shown = self._scope(game, lang, version)
         phrases = quoted(text)
         if phrases:
@@ -216,9 +230,56 @@ class Searcher:
         # The query's vector is computed on another thread while the word tiers run (the embedder's
         # C engine releases the GIL): a search costs the longer of the two, not their sum.
         qvec = None if is_rule_query(text) else self._start_query_vector(stripped, s, docs, key)
+        # One row per clause: a row may hold two documents (a clause and its other language), so a page
+        # of ``want`` rows may need more documents than ``want``; rank again for more only then.
+        need, ranked_before = want, -1
+        while True:
+            p = self._rank(s, docs, text, stripped, phrases, game, need, count, deadline, qvec, key)
+            rows = results.one_row_per_clause(p.ranked.order, lambda d: self._clause_of(s, d, shown), want)
+            if len(rows) >= want or len(p.ranked.order) <= ranked_before or need >= 8 * want or deadline.spent():
+                break  # full, or asking for more found no more, or enough tries
+            need, ranked_before = need * 2, len(p.ranked.order)
+        merged = sum(other is not None for _, other in rows)
+        hits = []
+        for d, other in rows[offset:]:
+            hit = self._hit_of(s, d, p.ranked, shown, p.lits)
+            if other is not None:
+                hit["other"] = {k: v for k, v in self._hit_of(s, other, p.ranked, shown, p.lits).items() if k in BESIDE}
+            hits.append(hit)
+        notes = p.notes
+        if "priors" in self.layers and offset == 0 and not p.rule_query:
+            results.removed_rules(self, hits, p.lits)
+            del hits[limit:]
+        if is_rule_query(text) and not (game or version) and offset == 0:
+            notes += results.other_game(
+                self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits
+            )
+        if deadline.hit:
+            log.warning("query %r stopped after %.1f CPU s: its lower tiers were skipped", text, deadline.budget)
+            notes.append(f"the search stopped after {deadline.budget:g} s: these are the hits it found by then")
+        signals = {
+            "tier": max((p.scored[d][0] for d in p.ranked.order[:want] if d in p.scored), default=None),
+            "cosine": p.dense[0][1] if p.dense else None,
+            "rule": p.rule_query,
+        }
+        sure = confidence(stripped, **signals) if hits else LOW
+        for h in hits:
+            h["confidence"] = sure
+        return {
+            # every match is on a row when the rows ran out: then the count is exact
+            "total": len(rows) if len(rows) < want and not deadline.hit else max(p.total - merged, len(rows)),
+            "hits": hits,
+            "notes": notes,
+            "partial": deadline.hit,
+            "confidence": sure,
+            "signals": signals,
+        }
+
+    def _rank(self, s, docs, text, stripped, phrases, game, need, count, deadline, qvec, key) -> _Ranked:
+        """One ranking pass for ``need`` documents: exact hits, word tiers, dense fusion, page order."""
         exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
-        run = _Pass(s, docs, want, None if game else self._game_of(text), scored)
+        run = _Pass(s, docs, need, None if game else self._game_of(text), scored)
         total = len(exact)
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))
@@ -235,36 +296,19 @@ class Searcher:
             settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
         ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
         if "priors" in self.layers:
-            results.arrange_page(self, s, ranked, scored, docs, want, lang_first="ja" if HAS_JA.search(text) else None)
-        total = max(total, len(ranked.order))
-        hits = results.one_row_per_clause((self._hit_of(s, d, ranked, shown, lits) for d in ranked.order), want)
-        del hits[:offset]
-        if "priors" in self.layers and offset == 0 and not rule_query:
-            results.removed_rules(self, hits, lits)
-            del hits[limit:]
-        if is_rule_query(text) and not (game or version) and offset == 0:
-            notes += results.other_game(
-                self, text, {h["game"] for h in hits if h["rule"] == ruleid.normalize(text)}, lang, hits
-            )
-        if deadline.hit:
-            log.warning("query %r stopped after %.1f CPU s: its lower tiers were skipped", text, deadline.budget)
-            notes.append(f"the search stopped after {deadline.budget:g} s: these are the hits it found by then")
-        signals = {
-            "tier": max((scored[d][0] for d in ranked.order[:want] if d in scored), default=None),
-            "cosine": dense[0][1] if dense else None,
-            "rule": rule_query,
-        }
-        sure = confidence(stripped, **signals) if hits else LOW
-        for h in hits:
-            h["confidence"] = sure
-        return {
-            "total": total,
-            "hits": hits,
-            "notes": notes,
-            "partial": deadline.hit,
-            "confidence": sure,
-            "signals": signals,
-        }
+            results.arrange_page(self, s, ranked, scored, docs, need, lang_first="ja" if HAS_JA.search(text) else None)
+        return _Ranked(ranked, scored, dense, max(total, len(ranked.order)), lits, notes, rule_query)
+
+    def _clause_of(self, s, d: int, shown: str | None) -> tuple | None:
+        """(game, rule) when document ``d`` is a clause whose other-language text may share its row
+        (kb.search.results.one_row_per_clause), with its language; None otherwise."""
+        f = s.stored_fields(d)
+        if f.get("kind") != "rule" or not f.get("rule"):
+            return None
+        version = shown or f.get("dver") or None
+        if self._provenance.get((f["game"], f["lang"], version)) == "private-translation":
+            return None  # the 2008 translation's numbers are an older numbering's, not the same clause
+        return (f["game"], f["rule"]), f["lang"]
 
     def _hit_of(self, s, d: int, ranked, shown: str | None, lits: list[str]) -> dict:
         hit = self.hit(s, d, ranked.score[d], shown, lits)
@@ -296,8 +340,10 @@ class Searcher:
                 self._collect(run, bq, 1.0)
         if loose is not None and settled(scored, 0.0) < want and not deadline.spent():
             self._collect(run, loose, 0.0)
-        if count and loose is not None and not deadline.spent():
-            return exact + max(len(scored) - exact, len(whoosh_search(run.s, loose, filter=run.docs, limit=1))), lits
+        if count and loose is not None and deadline.left():
+            # every match counted, none scored (a top-1 search's count leaves out the low scorers)
+            matches = len(whoosh_search(run.s, loose, filter=run.docs, limit=None, scored=False))
+            return exact + max(len(scored) - exact, matches), lits
         return len(scored), lits
 
     def _phrase_docs(self, s, phrases: list[str], docs: set[int] | None) -> set[int]:

@@ -25,6 +25,20 @@ def keys(text: str, vocab: frozenset[str] = BUILTIN_VOCAB) -> tuple[str, ...]:
     return tuple(w.key for w in words(text, vocab))
 
 
+def analysis_fingerprint(vocab: frozenset[str]) -> str:
+    """What word keys depend on: the vocabulary, the analysis code and Janome's version. Keys analysed
+    under another fingerprint (an index built by older code) are analysed again, not trusted."""
+    import hashlib
+    from importlib.metadata import version
+
+    import kb.analysis
+
+    h = hashlib.sha256("\n".join(sorted(vocab)).encode())
+    h.update(Path(kb.analysis.__file__).read_bytes())
+    h.update(version("janome").encode())
+    return h.hexdigest()[:24]
+
+
 def english_key(text: str) -> str:
     """Lower-cased, space-normalised English phrase."""
     return " ".join(re.findall(r"[a-z0-9']+", text.lower()))

@@ -95,13 +95,8 @@
     var show = function (data) {
       items = [];
       if (data.jump) items.push({ url: data.jump, head: (data.query || "") + " へ移動", meta: "ルール番号" });
-      // Nothing but guesses is no suggestion; one row per clause (its other language's text is a
-      // click away): the Japanese and English texts of 702.2a are one suggestion, not two.
-      var seen = {};
+      // Nothing but guesses is no suggestion (the server already gives one row per clause).
       (data.confidence === "low" ? [] : data.results || []).forEach(function (r) {
-        var key = r.kind === "rule" && r.rule ? r.game + " " + r.rule : r.url;
-        if (seen[key]) return;
-        seen[key] = true;
         items.push({ url: r.url, head: ((r.rule || "") + " " + (r.title || "")).trim() || clip(plain(r.segments), 40),
                      meta: r.game + "/" + r.lang + " " + (r.version || "") + " · " + clip(plain(r.segments), 60) });
       });
