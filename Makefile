@@ -55,6 +55,7 @@ bench: $(BIN)/rulekb
 	$(BIN)/python bench/versions.py
 	$(BIN)/python bench/link.py
 	$(BIN)/python bench/adversarial.py
+	$(BIN)/python bench/fuzz.py
 	$(BIN)/python bench/web.py
 
 clean:
