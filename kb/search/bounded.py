@@ -10,8 +10,7 @@ reads them all anyway), so its cost is bounded by the postings of its terms.
 is spent the remaining (lower) tiers are skipped and the page says so. The budget is the CPU time of
 the query's own thread: a loop burns it, while waiting for the GIL behind other clients' queries or
 for the embedder (its own thread) does not, so a busy server slows answers down but does not cut
-them short. bench/fuzz.py checks the bound
-on ten thousand random short queries.
+them short. bench/fuzz.py checks the bound on ten thousand random short queries.
 """
 
 from __future__ import annotations

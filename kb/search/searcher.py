@@ -232,9 +232,11 @@ class Searcher:
         qvec = None if is_rule_query(text) else self._start_query_vector(stripped, s, docs, key)
         # One row per clause: a row may hold two documents (a clause and its other language), so a page
         # of ``want`` rows may need more documents than ``want``; rank again for more only then.
+        exact = self.exact(s, text, docs)
+        prefer = None if game else self._game_of(text)
         need, ranked_before = want, -1
         while True:
-            p = self._rank(s, docs, text, stripped, phrases, game, need, count, deadline, qvec, key)
+            p = self._rank(s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key)
             rows = results.one_row_per_clause(p.ranked.order, lambda d: self._clause_of(s, d, shown), want)
             if len(rows) >= want or len(p.ranked.order) <= ranked_before or need >= 8 * want or deadline.spent():
                 break  # full, or asking for more found no more, or enough tries
@@ -275,11 +277,10 @@ class Searcher:
             "signals": signals,
         }
 
-    def _rank(self, s, docs, text, stripped, phrases, game, need, count, deadline, qvec, key) -> _Ranked:
+    def _rank(self, s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key) -> _Ranked:
         """One ranking pass for ``need`` documents: exact hits, word tiers, dense fusion, page order."""
-        exact = self.exact(s, text, docs)
         scored: dict[int, tuple[float, float]] = {d: (3.0, 1000.0 - i) for i, d in enumerate(exact)}
-        run = _Pass(s, docs, need, None if game else self._game_of(text), scored)
+        run = _Pass(s, docs, need, prefer, scored)
         total = len(exact)
         lits: list[str] = []
         rule_query = bool(exact and is_rule_query(text))

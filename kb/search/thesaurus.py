@@ -7,11 +7,14 @@ notation variants the analyzer folds (dots, long vowels, inflections) match too.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
+from kb import analysis
 from kb.analysis import BUILTIN_VOCAB, words
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -28,13 +31,8 @@ def keys(text: str, vocab: frozenset[str] = BUILTIN_VOCAB) -> tuple[str, ...]:
 def analysis_fingerprint(vocab: frozenset[str]) -> str:
     """What word keys depend on: the vocabulary, the analysis code and Janome's version. Keys analysed
     under another fingerprint (an index built by older code) are analysed again, not trusted."""
-    import hashlib
-    from importlib.metadata import version
-
-    import kb.analysis
-
     h = hashlib.sha256("\n".join(sorted(vocab)).encode())
-    h.update(Path(kb.analysis.__file__).read_bytes())
+    h.update(Path(analysis.__file__).read_bytes())
     h.update(version("janome").encode())
     return h.hexdigest()[:24]
 

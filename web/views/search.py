@@ -30,7 +30,7 @@ def rule_jump(s: Store, q: str, game: str | None, lang: str | None, label: str |
             if label:
                 found = [(v, n) for v, n in found if v.label == label]
             if found:
-                v, _ = found[-1] if label else max(reversed(found), key=lambda f: _full_and_official(f[0]))
+                v, _ = max(reversed(found), key=lambda f: _full_and_official(f[0]))  # the newest of the best
                 return clause_url(gm, lg, v.label, rule)
     return None
 
