@@ -26,7 +26,7 @@ from kb.errors import RulekbError  # noqa: E402
 from kb.store import Store  # noqa: E402
 
 QUERIES = Path(__file__).with_name("queries.tsv")
-_STEPS = ["reading", "thesaurus", "translate", "bigram", "priors", "dense"]
+_STEPS = ["reading", "thesaurus", "translate", "bigram", "priors", "dense", "learned"]
 # Each search layer added in turn: words -> readings -> thesaurus -> translations -> bigrams -> priors -> dense fusion.
 LAYER_STEPS = [("words", frozenset())] + [("+" + name, frozenset(_STEPS[: i + 1])) for i, name in enumerate(_STEPS)]
 

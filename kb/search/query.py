@@ -36,7 +36,7 @@ from kb.search.thesaurus import Thesaurus, analysis_fingerprint, english_key
 
 MAX_QUERY = 1000
 MAX_UNITS = 12
-ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense"})
+ALL_LAYERS = frozenset({"reading", "thesaurus", "translate", "bigram", "priors", "dense", "learned"})
 HAS_JA = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 _RULE_IN_TEXT = re.compile(rf"(?<![\d.])([1-9]\d{{2}}\.\d{{1,3}}{ruleid.LETTER}{{0,2}})(?![\w.])")
 _NEGATION = re.compile(r"(?:[がはも]|され|させ|し|でき|れ|い|き|け|さ)?(?:てい|て)?(?:な[いかくけ]|ず|ません|無)")

@@ -21,7 +21,7 @@ from whoosh.query import And, Query, Term
 from kb import ruleid
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
-from kb.search import fusion, results, semantic
+from kb.search import fusion, learned, results, semantic
 from kb.search.bounded import Deadline, whoosh_search
 from kb.search.confidence import LOW, confidence
 from kb.search.fusion import fuse, words_only
@@ -140,6 +140,9 @@ class Searcher:
         self._dense_off: str | None = None
         self.fusion: dict = {}  # overrides of kb.search.fusion's constants (bench/relevance.py --fusion)
         self._embedder = None
+        self._ranker: learned.Model | None | bool = False  # False: not loaded yet
+        self.capture: list | None = None  # bench/train_ranker.py: each page's candidates and features
+        self._clause_docs: dict | None = None  # (game, lang, rule) -> document of the default scope (learned)
         self.vocab = self.ix.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
         self.thesaurus = self.builder.thesaurus
@@ -234,11 +237,14 @@ class Searcher:
         # of ``want`` rows may need more documents than ``want``; rank again for more only then.
         exact = self.exact(s, text, docs)
         prefer = None if game else self._game_of(text)
-        need, ranked_before = want, -1
+        # The learned ranker re-orders a fixed depth of candidates: the first pages are ranked alike
+        # whatever their offset (a page of ten and a page of forty share their top ten).
+        depth = max(want, learned.PAGE_DEPTH) if "learned" in self.layers else want
+        need, ranked_before = depth, -1
         while True:
             p = self._rank(s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key)
             rows = results.one_row_per_clause(p.ranked.order, lambda d: self._clause_of(s, d, shown), want)
-            if len(rows) >= want or len(p.ranked.order) <= ranked_before or need >= 8 * want or deadline.spent():
+            if len(rows) >= want or len(p.ranked.order) <= ranked_before or need >= 8 * depth or deadline.spent():
                 break  # full, or asking for more found no more, or enough tries
             need, ranked_before = need * 2, len(p.ranked.order)
         merged = sum(other is not None for _, other in rows)
@@ -296,6 +302,11 @@ class Searcher:
         if long_guard is not None and len({w.key for w in words(stripped, self.vocab)}) >= 3:
             settings["guard"] = long_guard  # a question: "all words" may be all the wrong words
         ranked = fuse(scored, dense, **settings) if dense else words_only(scored)
+        if "learned" in self.layers and not rule_query and not deadline.spent():
+            model = self.ranker()
+            if model is not None or self.capture is not None:
+                facts = learned.query_facts(self, s, stripped, prefer)
+                learned.rerank(self, s, model, facts, ranked, scored, dense, qvec, need, self.capture)
         if "priors" in self.layers:
             results.arrange_page(self, s, ranked, scored, docs, need, lang_first="ja" if HAS_JA.search(text) else None)
         return _Ranked(ranked, scored, dense, max(total, len(ranked.order)), lits, notes, rule_query)
@@ -355,6 +366,12 @@ class Searcher:
             found = set(q.docs(s)) if q is not None else set()
             out = found if out is None else out & found
         return out if out is not None else set()
+
+    def ranker(self) -> learned.Model | None:
+        """The learned ranker (kb/data/ranker.json), loaded on first use; None when there is none."""
+        if self._ranker is False:
+            self._ranker = learned.Model.load()
+        return self._ranker
 
     # -- semantic --------------------------------------------------------------------------
     def semantic_status(self) -> str | None:

@@ -326,6 +326,20 @@ class DenseIndex:
         have = set(self.docnums.tolist())
         return all(d in have for d in docs)
 
+    def cosines(self, qvec, docnums: list[int]) -> dict[int, float]:
+        """The cosine of ``qvec`` with each of ``docnums`` that has a vector."""
+        import numpy as np
+
+        if not hasattr(self, "_row"):
+            row = np.full(len(self.docs), -1, dtype=np.int64)
+            row[self.docnums] = np.arange(len(self.docnums))
+            self._row = row
+        have = [d for d in docnums if 0 <= d < len(self._row) and self._row[d] >= 0]
+        if not have:
+            return {}
+        sims = self.matrix[self._row[have]] @ np.asarray(qvec, dtype=np.float32)
+        return dict(zip(have, sims.tolist(), strict=True))
+
     def top(self, qvec, k: int, docs: set[int] | None = None, key: object = None) -> list[tuple[int, float]]:
         """The ``k`` documents most similar to ``qvec`` (among ``docs``), best first: (docnum, cosine)."""
         import numpy as np
