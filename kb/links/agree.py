@@ -23,6 +23,8 @@ RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evid
 COPIED_RUN = 8
 MISQUOTE_WORDS = 10  # words after an id that read as the clause's text, not a note about it  # words of a clause's text running on the line: the engine pasted that clause
 _KEYWORD = re.compile(r"^70[12]\.\d+$")  # a keyword ability or action
+# an id at the head of a line followed by a sentence in the rules' voice, as a table of excerpts writes it
+_SENTENCE_AFTER_ID = re.compile(r"^\s*(?i:rule\s+)?\d{3}\.\d+[a-z]{0,2}\.?\s+[A-Z“\"]")
 
 
 class Agreement:
@@ -97,9 +99,12 @@ class Agreement:
         kws = self.named(cite.context)
         named = kws + [k for k in said.test_keywords if k not in kws]
         taken = {}
+        # a keyword another id on the line holds today is that id's, never one an earlier edition gave this id
+        # its title ("702.16b / 702.18: … shroud": 702.16 was once shroud, but 702.18 is shroud now)
+        held_now = {self.title_of(s, version) for s in ids} & set(named)
         for pos, s in sorted(at):
             now = self.title_of(s, version)
-            ever = [k for k in named if k in self.titles_ever(s)]
+            ever = [k for k in named if k in self.titles_ever(s) and (k == now or k not in held_now)]
             if (k := self.written_before(text, pos, kws)) is not None:
                 taken[s] = k  # "exalted (CR 702.90)": the keyword right before an id in brackets is its
             elif now in named or ever:
@@ -206,14 +211,19 @@ class Agreement:
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
         return best[1] if best else None
 
-    def misquoted(self, cite: Cite, said: Reading) -> bool:
+    def misquoted(self, cite: Cite, said: Reading, siblings: list[str] = ()) -> bool:
         """True when the line sets its own words after the cited id as that clause's text ("702.152a Daunt is an
         evasion ability. …" in a table of excerpts) and the clause, which no edition ever worded so, speaks of
-        something else."""
-        if not said.judged or cite.scope == "name":
+        something else. A note about the id is not its text: one that runs on in lower case ("903.4c throws
+        away …", "606.4 costs are paid …"), sets a mark after it ("122.2 — counters …", "509.1i / 509.2a: …")
+        or cites another id beside it."""
+        if not said.judged or cite.scope == "name" or len(set(siblings) - {cite.rule}) > 0:
             return False
-        lead, words = copied.fragment(COMMENT.sub("", cite.context, count=1))
+        line = COMMENT.sub("", cite.context, count=1)
+        lead, words = copied.fragment(line)
         if lead != cite.rule or not copied.enough(words) or len(words.split()) < MISQUOTE_WORDS:
+            return False
+        if not _SENTENCE_AFTER_ID.match(line):
             return False
         return self.fit(said, cite.rule, self.against) < WEAK_FIT
 

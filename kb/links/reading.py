@@ -25,6 +25,10 @@ _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|
 _VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
 # ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
 _NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
+# ... nor a noun in "-er" that acts ("defender must assign", "defender chooses"): an ability does not choose.
+_ACTS_AFTER = re.compile(
+    r"[\s_]+(?:must|may|can|cannot|chooses|choose|assigns|assign|decides|divides|declares|orders|gets)(?![a-z])"
+)
 NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the identifiers by the cited line
 QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
@@ -222,6 +226,8 @@ class LineReader:
             return False
         if form != name and _VERB_AFTER.match(text, m.end()):
             return False
+        if name.endswith("er") and _ACTS_AFTER.match(text, m.end()):
+            return False  # "defender must assign", "the defender chooses": the defending player acts
         return not (name.endswith("er") and _NOUN_BEFORE.search(before))
 
 
@@ -232,6 +238,8 @@ def inflections(keyword: str) -> list[str]:
         out += [keyword + "d", keyword[:-1] + "ing"]
     else:
         out += [keyword + "ed", keyword + "ing"]
+    if re.search(r"(?:^|[^aeiou]|qu)[aeiou][bdgklmnprt]$", keyword):
+        out += [keyword + keyword[-1] + "ed", keyword + keyword[-1] + "ing"]  # equip/equipped, plot/plotted
     if keyword.endswith("ance"):
         out.append(keyword[:-4] + "ant")
     return out

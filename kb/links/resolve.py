@@ -240,7 +240,7 @@ class Resolver(LineReader, Agreement, Suggestions):
             elif agree_a is None and (first := self.contradicted(cite, A, said, siblings)):
                 status = "mismatch"
                 notes.append(f"the line's words fit {first} better than {cite.rule} in {A.label}")
-            elif agree_a is None and copy is None and self.misquoted(cite, said):
+            elif agree_a is None and copy is None and self.misquoted(cite, said, siblings):
                 status = "mismatch"
                 notes.append(f"the line gives as the text of {cite.rule} words no edition of it holds")
             else:
