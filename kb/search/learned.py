@@ -31,6 +31,7 @@ from kb.search.ranking import defines
 MODEL_FILE = Path(__file__).resolve().parents[1] / "data" / "ranker.json"
 GUARD = 2.6  # hits of a tier at or above this (rule number, a name exact, translated, read alike or by prefix) stay
 HEAD = 50  # candidates re-ordered per page (at least the page's depth plus a few)
+CLAUSE_MAP_AFTER = 1000  # clause lookups after which a searcher maps the default scope's clauses at once
 PAGE_DEPTH = 40  # every page up to this depth is ranked as the page of this depth is
 
 _QUESTION = re.compile(
@@ -370,16 +371,19 @@ def _title_in_query(title: str, query: str) -> bool:
 def _find_rule(searcher, s, game: str, lang: str, rule: str, dver: str | None) -> int | None:
     """The document of clause ``rule`` of the same game, language (and shown version, when it has one)."""
     if searcher.ix_current is not None and s is searcher._searcher(True):
-        # the default scope holds one text per clause: a map made once per searcher
+        # The default scope holds one text per clause: a long-lived searcher makes a map of them once
+        # (70 ms), a one-shot search (the CLI's) looks up its few dozen clauses one by one.
+        searcher._clause_lookups += 1
         table = searcher._clause_docs
-        if table is None:
+        if table is None and searcher._clause_lookups > CLAUSE_MAP_AFTER:
             table = {
                 (f["game"], f["lang"], f["rule"]): d
                 for d, f in s.reader().iter_docs()
                 if f.get("kind") == "rule" and f.get("rule")
             }
             searcher._clause_docs = table
-        return table.get((game, lang, rule))
+        if table is not None:
+            return table.get((game, lang, rule))
     reader = s.reader()
     if ("rule", rule) not in reader:
         return None
