@@ -261,9 +261,9 @@ def features(
     for d, f in zip(docs, fields, strict=True):
         up = ruleid.parent(f["rule"]) if f.get("kind") == "rule" and f.get("rule") else None
         if up:
-            p = _find_rule(searcher, s, f["game"], f["lang"], up, f.get("dver"))
-            if p is not None:
-                parents[d] = p
+            found = _find_rule(searcher, s, f["game"], f["lang"], up, f.get("dver"))
+            if found is not None:
+                parents[d] = found
     everyone = sorted(set(docs) | set(parents.values()))
     bm25: dict[str, dict[int, float]] = {f: {} for f in ("ja", "jt", "jr", "jb", "en", "et")}
     ja = _presence(s, "ja", facts.ja_keys, everyone, positions=True, bm25=bm25["ja"])
@@ -295,10 +295,10 @@ def features(
         rule = f.get("rule") or ""
         title, text = searcher._title_text(f)
         own = sudachi_forms(f"{title} {text}".strip()) if facts.forms[0] else _NO_FORMS
+        p = parents.get(d)
         up = sudachi_forms(_body(searcher, s, p)) if facts.forms[0] and p is not None else _NO_FORMS
         tier, raw = scored.get(d, (-1.0, 0.0))
         c = cos.get(d)
-        p = parents.get(d)
         got_ja = [k for k in facts.ja_keys if d in ja[k]]
         got_en = [k for k in facts.en_keys if d in en[k]]
         with_parent = [k for k in facts.ja_keys if d in ja[k] or (p is not None and p in ja[k])]

@@ -131,7 +131,7 @@ def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[in
 
     - the clause that defines a term ("X is …") comes right above the heading or glossary entry
       named by the query, which point to it (``defining(doc) -> doc | None``);
-    - a glossary entry below the clause it points to adds nothing: it is dropped (one clause, one hit);
+    - a glossary entry below the clause it points to (in either language) adds nothing: it is dropped;
     - the first hit's English text from the edition it translates comes second (``pair(doc) -> doc | None``).
     """
     head, tail = order[:window], order[window:]
@@ -151,7 +151,7 @@ def arrange(order: list[int], fields, defining, pair, *, window: int) -> list[in
     kept = []
     for d in out:
         f = fields(d)
-        where = (f.get("game"), f.get("lang"), f.get("rule"))
+        where = (f.get("game"), f.get("rule"))  # either language: a clause's row holds both (one row per clause)
         if f.get("kind") == "term" and where in shown_rules:
             continue
         if f.get("kind") == "rule":
