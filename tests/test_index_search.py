@@ -329,3 +329,63 @@ def test_a_searcher_starts_from_the_thesaurus_keys_the_build_wrote(kb, monkeypat
     read = Searcher(store, index_dir).builder.thesaurus
     assert read.ja2en == fresh.ja2en and read.en2ja == fresh.en2ja and read.rewrites == fresh.rewrites
     assert read.to_english(["ブロック", "クリーチャー"]) == fresh.to_english(["ブロック", "クリーチャー"])
+
+
+def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_writes(tmp_path, monkeypatch):
+    """The build analyses the Japanese texts in worker processes ahead of its one writer (issue 20: the
+    first build 91 -> 56 s): the same terms, postings, stored fields and vector rows as one process."""
+    import hashlib
+
+    import numpy as np
+    from whoosh import index as windex
+
+    from kb import analysis
+    from kb.search import index as kbindex
+
+    store = Store.create(str(tmp_path / "kb.sqlite"))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        if e.lang == "ja":
+            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    store.commit()
+    monkeypatch.setattr(kbindex, "ANALYSE_CHUNK", 20)  # many jobs from a small corpus
+    ahead = []  # how many texts were analysed ahead, read when the build forgets them
+    forget = analysis.forget_preanalysed
+    monkeypatch.setattr(kbindex, "forget_preanalysed", lambda: ahead.append(len(analysis._preanalysed)) or forget())
+
+    def digest(path):
+        h = hashlib.sha256()
+        with windex.open_dir(str(path)).searcher() as s:
+            r = s.reader()
+            for fn, t in r.all_terms():
+                h.update(repr((fn, t, r.frequency(fn, t), list(r.postings(fn, t).all_items()))).encode())
+            for d in range(r.doc_count_all()):
+                h.update(repr(sorted(r.stored_fields(d).items())).encode())
+        return h.hexdigest()
+
+    one = build_index(store, tmp_path / "one", procs=1)
+    assert ahead == [0]
+    two = build_index(store, tmp_path / "two", procs=2)
+    assert ahead[1] > 40 and not analysis._preanalysed  # forgotten once the index is written
+    assert one["docs"] == two["docs"] > 40
+    assert digest(tmp_path / "one") == digest(tmp_path / "two")
+    assert digest(tmp_path / "one" / "current") == digest(tmp_path / "two" / "current")
+    if (tmp_path / "one" / "vectors.npz").exists():
+        a, b = np.load(tmp_path / "one" / "vectors.npz"), np.load(tmp_path / "two" / "vectors.npz")
+        assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)
+    store.close()
+
+
+def test_texts_analysed_ahead_are_yielded_in_order_once_analysed(monkeypatch):
+    from kb import analysis
+
+    texts = [f"{i}点のダメージを与えるクリーチャー・呪文" for i in range(60)] + ["", "ブロック・クリーチャー"] * 3
+    items = list(enumerate(texts))
+    got = []
+    for i, text in analysis.analysed_ahead(items, lambda it: [it[1]], workers=2, chunk=7):
+        assert not text or text in analysis._preanalysed  # analysed before the caller sees it
+        got.append(i)
+    assert got == list(range(len(texts)))
+    kept = dict(analysis._preanalysed)
+    analysis.forget_preanalysed()
+    assert kept and not analysis._preanalysed
+    assert all(analysis._analyse(t) == kept[t] for t in kept)  # the workers' analysis is this process's
