@@ -389,3 +389,38 @@ def test_texts_analysed_ahead_are_yielded_in_order_once_analysed(monkeypatch):
     analysis.forget_preanalysed()
     assert kept and not analysis._preanalysed
     assert all(analysis._analyse(t) == kept[t] for t in kept)  # the workers' analysis is this process's
+
+
+@pytest.mark.parametrize("full", [False, True])
+def test_a_page_counts_the_matches_whoosh_counts(searcher, full):
+    """The total of a search page comes from each word's postings kept as arrays (kb.search.counting,
+    issue 20): the same number Whoosh gives by walking the loose query, with and without a scope filter,
+    for words, compounds, English, a phrase and a prefix."""
+    from kb.search.bounded import whoosh_search
+    from kb.search.counting import MatchCounter
+
+    s = searcher._searcher(not full)
+    counter = MatchCounter(max_ids=5_000)  # small: old postings are dropped and read again
+    scope = set(range(0, s.doc_count_all(), 3))
+    checked = 0
+    for q in [
+        "ブロッククリーチャー 先制攻撃",
+        "combat damage マナ能力",
+        "シールド 誘発型能力",
+        "ライフが0になったら負け",
+        "戦闘ダメージ",
+        "トランプル",
+        "first strike",
+        "存在しない言葉ですよ",
+        "ブロッ",
+    ]:
+        loose = searcher.build_query(q)[1]
+        for query in [loose] + [t for _, t in searcher.build_query(q)[0]]:
+            if query is None:
+                continue
+            for docs in (None, scope):
+                want = len(whoosh_search(s, query, filter=docs, limit=None, scored=False))
+                assert counter.count(s, query, docs) == want, (q, str(query)[:80], docs is None)
+                checked += want
+    assert checked > 100
+    assert counter._held <= 5_000 or len(counter._postings) == 1

@@ -24,6 +24,7 @@ from kb.errors import RulekbError
 from kb.search import fusion, learned, results, semantic
 from kb.search.bounded import Deadline, whoosh_search
 from kb.search.confidence import LOW, confidence
+from kb.search.counting import MatchCounter
 from kb.search.fusion import fuse, words_only
 from kb.search.index import CURRENT_DIR
 from kb.search.query import (
@@ -150,6 +151,7 @@ class Searcher:
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
+        self._counters = {True: MatchCounter(), False: MatchCounter()}  # matches of the current / full index
         # What each version is (official, official-translation, private-translation, viewer, wiki-quote);
         # an article, which has no version, is a wiki page.
         self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
@@ -355,7 +357,7 @@ class Searcher:
             self._collect(run, loose, 0.0)
         if count and loose is not None and deadline.left():
             # every match counted, none scored (a top-1 search's count leaves out the low scorers)
-            matches = len(whoosh_search(run.s, loose, filter=run.docs, limit=None, scored=False))
+            matches = self._counters[run.s is self._searcher(True)].count(run.s, loose, run.docs)
             return exact + max(len(scored) - exact, matches), lits
         return len(scored), lits
 
