@@ -11,9 +11,14 @@ export RULEKB_HOME ?= $(CURDIR)/.rulekb
 AXE_VERSION := 4.14.1
 AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
 
+# What `make run` needs (the app, semantic ranking); the tests' tools come on top, for `make test`.
 $(BIN)/rulekb: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[semantic]'
+	touch $@
+
+$(VENV)/.test-deps: $(BIN)/rulekb pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test,semantic]'
 	touch $@
 
@@ -36,19 +41,19 @@ $(AXE):
 	rm -rf tests/.deps/axe-tmp
 
 ## Lint and layout, then the whole test suite (unit, end-to-end CLI, browser).
-test: $(BIN)/rulekb browser-deps $(AXE)
+test: $(VENV)/.test-deps browser-deps $(AXE)
 	$(BIN)/ruff check kb ingest web tests bench
 	$(BIN)/ruff format --check kb ingest web tests bench
 	$(BIN)/python -m pytest -n 2 --dist loadfile
 
 ## Lint, then the tests without a browser, the whole corpus or a heavy fixture (markers `browser`, `slow`,
 ## `heavy`): a check in under a minute on 2 cores. `make test` stays the full run.
-test-fast: $(BIN)/rulekb
+test-fast: $(VENV)/.test-deps
 	$(BIN)/ruff check kb ingest web tests bench
 	$(BIN)/ruff format --check kb ingest web tests bench
 	$(BIN)/python -m pytest -m "not browser and not slow and not heavy" -n 2 -q
 
-bench: $(BIN)/rulekb
+bench: $(VENV)/.test-deps
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/relevance.py
