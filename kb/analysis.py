@@ -167,9 +167,36 @@ def _janome_tokens(norm: str) -> list[tuple[str, str, str, str]]:
         return [(t.surface, t.part_of_speech, t.base_form, t.reading) for t in _janome.tokenize(norm)]
 
 
-def janome_words(text: str) -> list[str]:
-    """Janome's words of ``text`` as written (no normalisation), from the one shared, locked tokenizer."""
-    return [surface for surface, *_ in _janome_tokens(text)]
+_sudachi_dict = None
+_sudachi_local = threading.local()
+SUDACHI_CHUNK = 4000  # characters per call: Sudachi refuses an input over about 49 KB
+
+
+def sudachi_tokenizer(mode: str = "C"):
+    """This thread's Sudachi tokenizer in split ``mode`` ("A", "B" or "C") over the one shared dictionary
+    (sudachidict-core, loaded on first use); a tokenizer is not safe to share between threads."""
+    global _sudachi_dict
+    toks = _sudachi_local.__dict__.setdefault("toks", {})
+    tok = toks.get(mode)
+    if tok is None:
+        from sudachipy import Dictionary, SplitMode
+
+        with _janome_lock:
+            if _sudachi_dict is None:
+                _sudachi_dict = Dictionary()
+        tok = toks[mode] = _sudachi_dict.tokenizer(mode=getattr(SplitMode, mode))
+    return tok
+
+
+def diff_words(text: str) -> list[str]:
+    """Words of ``text`` as written, for word-level diffs: Sudachi's middle units (mode B: 2人, 適用,
+    プレイヤー), which join back to ``text`` exactly. A tenth of Janome's cost: the whole of the 2008
+    translation against today's text word by word took 2.6 s with Janome (issue 20)."""
+    tok = sudachi_tokenizer("B")
+    out: list[str] = []
+    for i in range(0, len(text), SUDACHI_CHUNK):
+        out.extend(m.surface() for m in tok.tokenize(text[i : i + SUDACHI_CHUNK]))
+    return out
 
 
 def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int, str, str, str]]]:

@@ -59,11 +59,28 @@ def test_inline_diff_english_words_join_back_to_both_texts():
     assert "".join(t for op, t in ops if op != "-") == new
 
 
-def test_inline_diff_japanese_uses_janome_words_not_characters():
+def test_inline_diff_japanese_uses_words_not_characters():
     ops = diffparts.inline_diff(
         "防御プレイヤーはブロック・クリーチャーを指定する。", "攻撃プレイヤーはブロック・クリーチャーを指定する。"
     )
     assert ["-", "防御"] in ops and ["+", "攻撃"] in ops
+    # 2人 -> 3人 is one word changed (not the digit alone, not the sentence)
+    ops = diffparts.inline_diff(
+        "2人対戦とは、2人で開始されるゲームのことである。", "多人数戦とは、3人以上で開始されるゲームのことである。"
+    )
+    assert ["-", "2人"] in ops and ["+", "3人以上"] in ops
+
+
+def test_japanese_diff_words_join_back_to_any_text_even_a_long_one():
+    from kb.analysis import SUDACHI_CHUNK, diff_words
+
+    for text in [
+        "",
+        "ａｂｃ１２３　全角とＡＳＣＩＩ",
+        "行1\n行2",
+        "攻撃クリーチャー・ブロック。" * (SUDACHI_CHUNK // 5),
+    ]:
+        assert "".join(diff_words(text)) == text
 
 
 def test_matcher_prefers_the_renumbered_clause_over_an_unrelated_one_with_the_same_id():

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kb import ruleid
-from kb.analysis import words
+from kb.analysis import sudachi_tokenizer, words
 from kb.search.query import HAS_JA
 from kb.search.ranking import defines
 
@@ -91,26 +91,14 @@ FEATURES = (
 # -- Sudachi: normalised forms (置ける -> 置く, 生贄 -> 生け贄) and synonym groups (負け <-> 敗北) ----------------
 _SUDACHI_KEEP = ("名詞", "動詞", "形容詞", "副詞", "形状詞")
 _SUDACHI_STOP = frozenset(["為る", "有る", "居る", "成る", "出来る", "事", "物", "此の", "其の", "場合", "為"])
-_sudachi_dict = None
-_sudachi_local = threading.local()
 _sudachi_lock = threading.Lock()
 _forms: OrderedDict[str, tuple[frozenset[str], frozenset[int]]] = OrderedDict()
 _FORMS_CACHE = 50_000  # distinct texts: the default scope has about 9,000
 
 
 def _sudachi():
-    """This thread's Sudachi tokenizer (mode C) over the one shared dictionary; a tokenizer is not
-    safe to share between threads."""
-    global _sudachi_dict
-    tok = getattr(_sudachi_local, "tok", None)
-    if tok is None:
-        from sudachipy import Dictionary, SplitMode
-
-        with _sudachi_lock:
-            if _sudachi_dict is None:
-                _sudachi_dict = Dictionary()
-        tok = _sudachi_local.tok = _sudachi_dict.tokenizer(mode=SplitMode.C)
-    return tok
+    """This thread's Sudachi tokenizer (mode C) over the dictionary kb.analysis shares."""
+    return sudachi_tokenizer("C")
 
 
 def sudachi_forms(text: str) -> tuple[frozenset[str], frozenset[int]]:

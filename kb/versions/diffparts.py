@@ -156,18 +156,18 @@ def similarity(a: Item, b: Item) -> float:
 
 # -- inline differ ----------------------------------------------------------------------------
 def _japanese_tokens(text: str) -> list[str]:
-    from kb import analysis  # Janome and Whoosh: only when a Japanese text is diffed word by word
+    from kb import analysis  # Sudachi: only when a Japanese text is diffed word by word
 
     out: list[str] = []
     for line in text.split("\n"):
         if out:
             out.append("\n")
-        out.extend(analysis.janome_words(line))
+        out.extend(analysis.diff_words(line))
     return out
 
 
 def inline_tokens(text: str, japanese: bool) -> list[str]:
-    """Tokens that join back to ``text``: Janome words for Japanese, words and spaces for English."""
+    """Tokens that join back to ``text``: Sudachi words for Japanese, words and spaces for English."""
     return _japanese_tokens(text) if japanese else _INLINE_EN.findall(text)
 
 
