@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kb.model import default_workers  # noqa: F401 (kb.build and bench/build.py take it from here)
 from kb.textio import read_input
 
 CACHE_DIR = "cache"  # in the data home, beside the generations
@@ -65,13 +66,6 @@ def parser_version() -> str:
         for f in sorted(target.rglob("*.py")) if target.is_dir() else [target]:
             h.update(str(f.relative_to(root)).encode() + b"\0" + f.read_bytes())
     return h.hexdigest()
-
-
-def default_workers() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def parse_corpus(

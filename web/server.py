@@ -21,6 +21,7 @@ import threading
 import time
 
 from kb.errors import RulekbError
+from kb.model import default_workers
 from web import create_app
 from web.headers import harden
 
@@ -34,14 +35,6 @@ CONNECTIONS = 1000
 READ_TIMEOUT = 10
 IDLE_TIMEOUT = 30
 CHECK_EVERY = 2
-
-
-def default_workers() -> int:
-    """One worker process per core this process may run on."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def listen(host: str, port: int) -> socket.socket:

@@ -30,8 +30,7 @@ from kb.analysis import (
     learn_vocab,
     title_key,
 )
-from kb.model import Progress
-from kb.parsecache import default_workers
+from kb.model import Progress, default_workers
 from kb.search import semantic
 from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
