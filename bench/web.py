@@ -134,9 +134,23 @@ def start_server(home: Path, port: int, threads: int, workers: int, config: dict
     raise SystemExit("the server did not start")
 
 
-def unique_search(rng: random.Random) -> str:
-    """A search the server has most likely not seen: two query words, a random page size and page."""
-    q = " ".join(rng.sample(QUERIES[:-1], 2))
+def glossary_words(home: Path) -> list[str]:
+    """The KB's Japanese glossary terms (some 1,800: three million ordered pairs)."""
+    from kb.home import Home
+
+    store = Home(home).open_store()
+    try:
+        sql = "SELECT term FROM terms WHERE lang='ja' AND length(term) <= 12"
+        return sorted({t for (t,) in store.conn.execute(sql)})
+    finally:
+        store.close()
+
+
+def unique_search(rng: random.Random, words: list[str] | None = None) -> str:
+    """A search the server has most likely not seen: two query words, a random page size and page.
+    From the bench's 19 words (342 pairs: in a long run a pair comes back with another page), or from
+    ``words`` (the glossary: every search new)."""
+    q = " ".join(rng.sample(words or QUERIES[:-1], 2))
     params = {"q": q, "jump": "0", "per_page": rng.randint(5, 20), "page": rng.randint(1, 2)}
     return "/search?" + urllib.parse.urlencode(params)
 
@@ -148,7 +162,7 @@ def client(port: int, urls: list[tuple[str, str]], stop: float, out: list, seed:
     while time.perf_counter() < stop:
         kind, url = rng.choice(urls)
         if unique_searches and kind == "search":
-            url = unique_search(rng)
+            url = unique_search(rng, unique_searches if isinstance(unique_searches, list) else None)
         elif pool and kind == "clause":
             url = rng.choice(pool)
         t0 = time.perf_counter()
@@ -182,6 +196,12 @@ def main() -> None:
         "--unique-searches",
         action="store_true",
         help="make (almost) every search new, so the per-generation result cache rarely helps",
+    )
+    ap.add_argument(
+        "--search-words",
+        choices=("bench", "glossary"),
+        default="bench",
+        help="unique searches pair the bench's 19 words (the figures before and after) or the glossary's terms",
     )
     ap.add_argument("--unique-pages", action="store_true", help="clause pages drawn from every clause of every version")
     ap.add_argument("--kinds", default="search,clause,diff", help="page kinds to ask for (comma-separated)")
@@ -266,11 +286,12 @@ def run(home: Path, args: argparse.Namespace, config: dict) -> tuple[float, int]
     pages = {k: v for k, v in page_urls(home).items() if k in kinds}
     urls = [(kind, u) for kind, us in pages.items() for u in us]
     pool = every_clause(home) if args.unique_pages else []
+    searches = args.unique_searches and (glossary_words(home) if args.search_words == "glossary" else True)
     print(
         ", ".join(f"{len(us)} {kind}" for kind, us in pages.items())
         + f" URLs; {args.clients} clients, {args.duration:.0f} s, {args.threads} server threads; {os.cpu_count()} CPUs;"
         f" load average {os.getloadavg()[0]:.1f}"
-        + ("; unique searches" if args.unique_searches else "")
+        + (f"; unique searches ({args.search_words} words)" if args.unique_searches else "")
         + (f"; unique clause pages (of {len(pool)})" if pool else "")
     )
     port = free_port()
@@ -288,7 +309,7 @@ def run(home: Path, args: argparse.Namespace, config: dict) -> tuple[float, int]
         results: list = []
         stop = time.perf_counter() + args.duration
         clients_ = [
-            threading.Thread(target=client, args=(port, urls, stop, results, i, (args.unique_searches, pool)))
+            threading.Thread(target=client, args=(port, urls, stop, results, i, (searches, pool)))
             for i in range(args.clients)
         ]
         t0 = time.perf_counter()

@@ -424,3 +424,30 @@ def test_a_page_counts_the_matches_whoosh_counts(searcher, full):
                 checked += want
     assert checked > 100
     assert counter._held <= 5_000 or len(counter._postings) == 1
+
+
+def test_the_next_pages_of_a_search_are_cut_from_its_first_ranking(kb, monkeypatch):
+    """Paging (or another page size) within the ranked depth ranks nothing again (issue 20), and gives
+    the pages a fresh searcher gives; notes added to one page do not leak into the kept ranking."""
+    from kb.search.searcher import Searcher
+
+    store, index_dir, _, _ = kb
+    kept, fresh = Searcher(store, index_dir), Searcher(store, index_dir)
+    passes = []
+    rank = Searcher._rank
+    monkeypatch.setattr(Searcher, "_rank", lambda self, *a: passes.append(self) or rank(self, *a))
+    q = "ブロッククリーチャー 戦闘ダメージ"
+    first = kept.search_page(q, limit=10)
+    second = kept.search_page(q, limit=10, offset=10)
+    wide = kept.search_page(q, limit=20)
+    assert passes.count(kept) == 1 and first["hits"] and second["hits"]
+    assert [(h["rule"], h["lang"]) for h in wide["hits"]] == [
+        (h["rule"], h["lang"]) for h in first["hits"] + second["hits"]
+    ]
+    again = fresh.search_page(q, limit=10, offset=10)
+    assert [(h["rule"], h["lang"], h["score"]) for h in again["hits"]] == [
+        (h["rule"], h["lang"], h["score"]) for h in second["hits"]
+    ]
+    assert again["total"] == second["total"] and kept.search_page(q, limit=10)["notes"] == first["notes"]
+    kept.search_page("ブロッククリーチャー 戦闘ダメージ 攻撃", limit=10)  # another search is ranked
+    assert passes.count(kept) == 2

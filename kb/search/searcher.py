@@ -10,6 +10,7 @@ import logging
 import os
 import re
 import threading
+from collections import OrderedDict
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +54,8 @@ from kb.search.ranking import (
     settled,
 )
 from kb.search.results import BESIDE
+
+RANKED_KEPT = 256  # ranking passes kept: a searcher's recent searches, for their next pages
 
 __all__ = ["ALL_LAYERS", "HIER", "MAX_QUERY", "MAX_UNITS", "Searcher"]
 
@@ -152,6 +155,8 @@ class Searcher:
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
         self._counters = {True: MatchCounter(), False: MatchCounter()}  # matches of the current / full index
+        self._ranked_cache: OrderedDict[tuple, _Ranked] = OrderedDict()  # recent searches' ranking passes
+        self._ranked_lock = threading.Lock()
         # What each version is (official, official-translation, private-translation, viewer, wiki-quote);
         # an article, which has no version, is a wiki page.
         self._provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in store.versions()}
@@ -245,7 +250,12 @@ class Searcher:
         depth = max(want, learned.PAGE_DEPTH) if "learned" in self.layers else want
         need, ranked_before = depth, -1
         while True:
-            p = self._rank(s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key)
+            rank_key = (query, game, lang, version, need, count, tuple(sorted(self.fusion.items())))
+            p = self._ranked_before(rank_key)
+            if p is None:
+                p = self._rank(s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key)
+                if not deadline.hit and self.capture is None:
+                    self._remember_ranked(rank_key, p)
             rows = results.one_row_per_clause(p.ranked.order, lambda d: self._clause_of(s, d, shown), want)
             if len(rows) >= want or len(p.ranked.order) <= ranked_before or need >= 8 * depth or deadline.spent():
                 break  # full, or asking for more found no more, or enough tries
@@ -257,7 +267,7 @@ class Searcher:
             if other is not None:
                 hit["other"] = {k: v for k, v in self._hit_of(s, other, p.ranked, shown, p.lits).items() if k in BESIDE}
             hits.append(hit)
-        notes = p.notes
+        notes = list(p.notes)  # a ranking pass is kept for the next pages: not changed here
         if "priors" in self.layers and offset == 0 and not p.rule_query:
             results.removed_rules(self, hits, p.lits)
             del hits[limit:]
@@ -285,6 +295,26 @@ class Searcher:
             "confidence": sure,
             "signals": signals,
         }
+
+    def forget_ranked(self) -> None:
+        """Drop the kept ranking passes (benchmarks time searches ranked afresh)."""
+        with self._ranked_lock:
+            self._ranked_cache.clear()
+
+    def _ranked_before(self, rank_key: tuple) -> _Ranked | None:
+        with self._ranked_lock:
+            p = self._ranked_cache.get(rank_key)
+            if p is not None:
+                self._ranked_cache.move_to_end(rank_key)
+            return p
+
+    def _remember_ranked(self, rank_key: tuple, p: _Ranked) -> None:
+        """Keep a ranking pass: the next page of the same search (any page within the ranked depth,
+        any page size) is cut from it instead of ranked again; a pass cut short by the budget is not kept."""
+        with self._ranked_lock:
+            self._ranked_cache[rank_key] = p
+            while len(self._ranked_cache) > RANKED_KEPT:
+                self._ranked_cache.popitem(last=False)
 
     def _rank(self, s, docs, text, stripped, phrases, exact, prefer, need, count, deadline, qvec, key) -> _Ranked:
         """One ranking pass for ``need`` documents: exact hits, word tiers, dense fusion, page order."""
