@@ -182,3 +182,26 @@ def test_a_stale_copy_shows_the_current_wording(verdicts):
     assert (c["written_from"], c["written_version"]) == ("copy", "20240607")
     assert c["old_text"].endswith("regardless of that creature’s toughness. See rules 510.1c–d.")
     assert c["new_text"].endswith("for the purposes of determining if excess damage is being dealt.")
+
+
+def test_a_whole_rule_cited_gets_the_whole_rule_its_words_fit(store):
+    # 731 is taking shortcuts today; the line names day and night, whose whole rule is 730 (not 730.2)
+    r = _resolve(store, "731", 'The game\'s day/night designation (CR 731, "Day and Night").')
+    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["730"])
+    # the line names search and shuffle: the whole rule its words fit best, not the rule of the sub-clause
+    r = _resolve(
+        store, "701.19", "Search your library for a card, put that card into your hand, then shuffle (CR 701.19)."
+    )
+    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["701.23"])
+
+
+def test_the_id_a_tests_marker_cites_comes_first(store, tmp_path):
+    # the marker's 106.6 holds the test name's dead 106.6b: the author's own id, whatever a sibling's words fit
+    (tmp_path / "test_mana.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.cr("106.6")\n'
+        "def test_106_6b_two_restrictions_are_two_separate_buckets():\n"
+        '    """Each restriction keeps its own bucket of restricted mana."""\n'
+    )
+    got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "106.6b"]
+    assert got and all((c["status"], c["suggest"][:1]) == ("orphan", ["106.6"]) for c in got)

@@ -30,6 +30,7 @@ SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the sa
 NAMES = 0.25  # weight of the test's, file's and code's names beside the line's words when choosing a sub-clause
 SAME_PLACE = 0.15  # how much better another sub-clause must fit than the one at the cited sub-position
 SEARCHED = 10  # search hits taken as candidates
+BESIDE = 2.5  # the id the test's own marker cites, holding the dead one: above any fit (2 x fit <= 2)
 WEAK, WEAK_FIT = 0.5, 0.2
 SPEAKS, UNFIT = (
     6.0,
@@ -271,8 +272,8 @@ class Suggestions:
             if ok and p > prior.get(r, -1.0):
                 prior[r], why[r] = p, REASONS[reason].format(name)
 
-        if first and whole(cite.rule) and KEYWORD_OR_ACTION.match(rule_head(first)):
-            first = rule_head(first)  # "MONSTROSITY ABILITIES (Rule 702.94)": the whole rule the words fit
+        if first and whole(cite.rule):
+            first = self.whole_first(cite.rule, first, said)
         add(first, 1.2, "fit")
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
@@ -300,6 +301,19 @@ class Suggestions:
         if not ranked and status == "orphan" and (near := self.nearest(cite.rule)):
             ranked, why[near] = [near], REASONS["parent"]
         return ranked, why
+
+    def whole_first(self, rule: str, first: str, said: Reading) -> str:
+        """A whole rule cited means a whole rule: of the rule holding the clause the words fit best and the rules of
+        the same kind the line names by title, the one its words fit best ("MONSTROSITY ABILITIES (Rule 702.94)"
+        -> 701.37; "(CR 731, "Day and Night")" -> 730; "Search your library …, then shuffle (CR 701.19)" -> 701.23,
+        not shuffle's 701.24, whose sub-clause the words fit best)."""
+        kind = KEYWORD_OR_ACTION.match(rule) is not None
+        heads = [rule_head(first), *(head for _, head, _ in said.topics)]
+        heads = [h for h in dict.fromkeys(heads) if whole(h) and (KEYWORD_OR_ACTION.match(h) is not None) == kind]
+        heads = [h for h in heads if h != rule and self.node(h, self.against) is not None]
+        if not heads:
+            return first
+        return max(heads, key=lambda h: (round(self.fit_code(said, h, whole_rule=True), 3), h == rule_head(first)))
 
     def _from_lineage(self, rule: str, base: VersionInfo | None, status: str, add) -> list[str]:
         """Offer where the cited clause went (or the clause itself, changed); returns its moves."""
@@ -337,7 +351,7 @@ class Suggestions:
             add(self.nearest(cite.rule), 0.4, "parent")
             for r in said.beside:
                 if r in ruleid.ancestors(cite.rule) or r == self.nearest(cite.rule):
-                    add(r, 1.5, "beside")
+                    add(r, BESIDE, "beside")
             for r in self.same_rule(cite.rule, said):
                 add(r, 0.3, "neighbour")
             for r in self.next_rules(cite.rule):
