@@ -205,3 +205,12 @@ def test_the_id_a_tests_marker_cites_comes_first(store, tmp_path):
     )
     got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "106.6b"]
     assert got and all((c["status"], c["suggest"][:1]) == ("orphan", ["106.6"]) for c in got)
+
+
+def test_a_newer_keyword_gets_nothing_from_a_defending_player_or_a_commonplace(store):
+    # "the same defender" is the defending player, not the ability defender (702.3)
+    r = _resolve(store, "702.190b", "enters tapped and attacking the same defender (CR 702.190b).")
+    assert (r["status"], r["suggest"]) == ("orphan", [])
+    # a phrase many clauses say names none of them
+    r = _resolve(store, "702.195a", '702.195a — "for the rest of the game": the designation survives.')
+    assert (r["status"], r["suggest"]) == ("orphan", [])

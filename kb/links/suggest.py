@@ -167,13 +167,16 @@ class Suggestions:
 
     def quote_targets(self, said: Reading) -> dict[str, float]:
         """Clauses of the against version holding the quoted text; one that defines the phrase ranks higher."""
-        wanted = [norm(q) for q in said.quotes]
+        view = self.view(self.against)
+        # a phrase many clauses say ("for the rest of the game") or only quote as card wording points to none
+        quotes = [q for q in said.quotes if view.states(q)]
+        wanted = [norm(q) for q in quotes]
         if not wanted:
             return {}
         out: dict[str, float] = {}
-        for rule, n in self.view(self.against).nodes.items():
+        for rule, n in view.nodes.items():
             body = norm(n.text)
-            for q, raw in zip(wanted, said.quotes, strict=True):
+            for q, raw in zip(wanted, quotes, strict=True):
                 if q and q in body:
                     defines = re.search(
                         rf"[“\"]{re.escape(raw.strip(' .'))}\.?[”\"]\s+(?:means?|is|are|refers?)\b", n.text
