@@ -214,3 +214,26 @@ def test_a_newer_keyword_gets_nothing_from_a_defending_player_or_a_commonplace(s
     # a phrase many clauses say names none of them
     r = _resolve(store, "702.195a", '702.195a — "for the rest of the game": the designation survives.')
     assert (r["status"], r["suggest"]) == ("orphan", [])
+
+
+def test_an_id_past_its_parents_last_clause_gets_the_last_one(store):
+    # 714.3 ends at 714.3b: a 714.3c is nearer by number to 714.3b than to 714.3
+    r = _resolve(store, "714.3c", "lore counters each precombat main phase (CR 714.3c)")
+    assert (r["status"], r["suggest"][:1], r["why"]) == (
+        "orphan",
+        ["714.3b"],
+        "the clause numbered right before it, its parent's last",
+    )
+
+
+def test_an_id_the_comment_cites_on_the_next_line_is_not_suggested(store, tmp_path):
+    # the comment's sentence runs on: 714.4 is the next line's own citation, not what 714.3c meant
+    (tmp_path / "SagaTest.kt").write_text(
+        "/**\n"
+        " * Proves the saga machinery (lore accrual CR 714.3c, chapter triggers\n"
+        " * CR 714.2b, final-chapter sacrifice CR 714.4) co-exists with a creature.\n"
+        " */\n"
+        "class SagaTest\n"
+    )
+    got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "714.3c"]
+    assert got and all(c["status"] == "orphan" and "714.4" not in c["suggest"] for c in got)

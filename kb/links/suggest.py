@@ -54,6 +54,7 @@ REASONS = {
     "same words": "the same words under a new number",
     "wording": "a clause of similar wording",
     "neighbour": "a clause next to it under the same rule, by number and wording",
+    "before": "the clause numbered right before it, its parent's last",
     "search": "the clause search ranks first for the line's words",
 }
 
@@ -200,6 +201,17 @@ class Suggestions:
         tries = [rule[:-k] for k in range(1, letters)] + list(reversed(ruleid.ancestors(rule)))
         return next((a for a in tries if a in view.nodes), None)
 
+    def last_before(self, rule: str) -> str | None:
+        """The live clause numbered right before an id past its parent's last (714.3c -> 714.3b when 714.3 ends at
+        b, 704.5aa -> 704.5z): nearer by number than the parent. None for an id inside the numbering (a gap)."""
+        view = self.view(self.against)
+        up = ruleid.ancestors(rule)
+        if not up or up[-1] not in view.nodes:
+            return None
+        same = [k for k in view.kids.get(up[-1], ()) if ruleid.level(k) == ruleid.level(rule)]
+        last = max(same, key=ruleid.sort_key, default=None)
+        return last if last is not None and ruleid.sort_key(rule) > ruleid.sort_key(last) else None
+
     def next_rules(self, rule: str) -> list[str]:
         """The same clause under the rules numbered next to the cited one (724.1c -> 723.1c, 725.1c): an edition
         that inserted or dropped a rule shifted the numbers after it by one."""
@@ -295,6 +307,8 @@ class Suggestions:
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
             return self._rank(prior, said, cite.rule, first, []), why
         self._from_words(cite, status, said, keywords, prior, add)
+        if status == "orphan" and base is None:  # an id no edition held: a clause that was there has its lineage
+            add(self.last_before(cite.rule), 0.5, "before")
         # search, the slowest source, is asked only when nothing surer (lineage, a keyword, a quote) leads
         sure = any(p >= 1.0 for p in prior.values()) or keywords
         hits = self.searched(said) if status != "stale" and not sure else []
