@@ -182,3 +182,58 @@ def test_a_stale_copy_shows_the_current_wording(verdicts):
     assert (c["written_from"], c["written_version"]) == ("copy", "20240607")
     assert c["old_text"].endswith("regardless of that creature’s toughness. See rules 510.1c–d.")
     assert c["new_text"].endswith("for the purposes of determining if excess damage is being dealt.")
+
+
+def test_a_whole_rule_cited_gets_the_whole_rule_its_words_fit(store):
+    # 731 is taking shortcuts today; the line names day and night, whose whole rule is 730 (not 730.2)
+    r = _resolve(store, "731", 'The game\'s day/night designation (CR 731, "Day and Night").')
+    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["730"])
+    # the line names search and shuffle: the whole rule its words fit best, not the rule of the sub-clause
+    r = _resolve(
+        store, "701.19", "Search your library for a card, put that card into your hand, then shuffle (CR 701.19)."
+    )
+    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["701.23"])
+
+
+def test_the_id_a_tests_marker_cites_comes_first(store, tmp_path):
+    # the marker's 106.6 holds the test name's dead 106.6b: the author's own id, whatever a sibling's words fit
+    (tmp_path / "test_mana.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.cr("106.6")\n'
+        "def test_106_6b_two_restrictions_are_two_separate_buckets():\n"
+        '    """Each restriction keeps its own bucket of restricted mana."""\n'
+    )
+    got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "106.6b"]
+    assert got and all((c["status"], c["suggest"][:1]) == ("orphan", ["106.6"]) for c in got)
+
+
+def test_a_newer_keyword_gets_nothing_from_a_defending_player_or_a_commonplace(store):
+    # "the same defender" is the defending player, not the ability defender (702.3)
+    r = _resolve(store, "702.190b", "enters tapped and attacking the same defender (CR 702.190b).")
+    assert (r["status"], r["suggest"]) == ("orphan", [])
+    # a phrase many clauses say names none of them
+    r = _resolve(store, "702.195a", '702.195a — "for the rest of the game": the designation survives.')
+    assert (r["status"], r["suggest"]) == ("orphan", [])
+
+
+def test_an_id_past_its_parents_last_clause_gets_the_last_one(store):
+    # 714.3 ends at 714.3b: a 714.3c is nearer by number to 714.3b than to 714.3
+    r = _resolve(store, "714.3c", "lore counters each precombat main phase (CR 714.3c)")
+    assert (r["status"], r["suggest"][:1], r["why"]) == (
+        "orphan",
+        ["714.3b"],
+        "the clause numbered right before it, its parent's last",
+    )
+
+
+def test_an_id_the_comment_cites_on_the_next_line_is_not_suggested(store, tmp_path):
+    # the comment's sentence runs on: 714.4 is the next line's own citation, not what 714.3c meant
+    (tmp_path / "SagaTest.kt").write_text(
+        "/**\n"
+        " * Proves the saga machinery (lore accrual CR 714.3c, chapter triggers\n"
+        " * CR 714.2b, final-chapter sacrifice CR 714.4) co-exists with a creature.\n"
+        " */\n"
+        "class SagaTest\n"
+    )
+    got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "714.3c"]
+    assert got and all(c["status"] == "orphan" and "714.4" not in c["suggest"] for c in got)

@@ -24,7 +24,7 @@ _VERB_AFTER = re.compile(r"\s+(?:by|with|from|into|in|on|onto|to|at|for|through|
 # ... nor a verb before a conjunction or preposition only verbs take ("counters persist across a phase-out"),
 _VERB_ANY_FORM = re.compile(r"\s+(?:across|while|until|throughout|beyond)\b")
 # ... nor "the defender" (the defending player): a keyword that names a creature only follows "with"/"has".
-_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+$")
+_NOUN_BEFORE = re.compile(r"\b(?:the|a|an|each|that|this)\s+(?:same\s+|other\s+|new\s+)?$")  # "the same defender"
 # ... nor a noun in "-er" that acts ("defender must assign", "defender chooses"): an ability does not choose.
 _ACTS_AFTER = re.compile(
     r"[\s_]+(?:must|may|can|cannot|chooses|choose|assigns|assign|decides|divides|declares|orders|gets)(?![a-z])"

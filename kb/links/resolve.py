@@ -13,7 +13,7 @@ from datetime import date
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import copied, evidence
+from kb.links import copied, evidence, forms
 from kb.links.agree import MARGIN, STRONG_FIT, Agreement
 from kb.links.clauses import KEYWORD_RULE, View, heading, rule_head
 from kb.links.extract import Cite
@@ -267,6 +267,11 @@ class Resolver(LineReader, Agreement, Suggestions):
         suggest = [
             r for r in suggest if r == cite.rule or r in lineage or (r not in siblings and rule_head(r) not in theirs)
         ]
+        if suggest and cite.scope != "name":
+            # ... and so does an id the comment cites on the line above or below, its sentence running on
+            # ("lore accrual CR 714.3c, chapter triggers / CR 714.2b, final-chapter sacrifice CR 714.4")
+            near = {f.rule for f in forms.find_ids(self.previous_line(cite) + "\n" + self.next_line(cite), self.game)}
+            suggest = [r for r in suggest if r not in near or r in lineage]
         if suggest:
             extra["why"] = why.get(suggest[0], "")
         return {

@@ -30,6 +30,7 @@ SAME_WORDS = 0.9  # Dice similarity of two clauses' words that makes them the sa
 NAMES = 0.25  # weight of the test's, file's and code's names beside the line's words when choosing a sub-clause
 SAME_PLACE = 0.15  # how much better another sub-clause must fit than the one at the cited sub-position
 SEARCHED = 10  # search hits taken as candidates
+BESIDE = 2.5  # the id the test's own marker cites, holding the dead one: above any fit (2 x fit <= 2)
 WEAK, WEAK_FIT = 0.5, 0.2
 SPEAKS, UNFIT = (
     6.0,
@@ -53,6 +54,7 @@ REASONS = {
     "same words": "the same words under a new number",
     "wording": "a clause of similar wording",
     "neighbour": "a clause next to it under the same rule, by number and wording",
+    "before": "the clause numbered right before it, its parent's last",
     "search": "the clause search ranks first for the line's words",
 }
 
@@ -166,13 +168,16 @@ class Suggestions:
 
     def quote_targets(self, said: Reading) -> dict[str, float]:
         """Clauses of the against version holding the quoted text; one that defines the phrase ranks higher."""
-        wanted = [norm(q) for q in said.quotes]
+        view = self.view(self.against)
+        # a phrase many clauses say ("for the rest of the game") or only quote as card wording points to none
+        quotes = [q for q in said.quotes if view.states(q)]
+        wanted = [norm(q) for q in quotes]
         if not wanted:
             return {}
         out: dict[str, float] = {}
-        for rule, n in self.view(self.against).nodes.items():
+        for rule, n in view.nodes.items():
             body = norm(n.text)
-            for q, raw in zip(wanted, said.quotes, strict=True):
+            for q, raw in zip(wanted, quotes, strict=True):
                 if q and q in body:
                     defines = re.search(
                         rf"[“\"]{re.escape(raw.strip(' .'))}\.?[”\"]\s+(?:means?|is|are|refers?)\b", n.text
@@ -195,6 +200,17 @@ class Suggestions:
         letters = len(rule) - len(rule.rstrip(ruleid.SUB_LETTERS))
         tries = [rule[:-k] for k in range(1, letters)] + list(reversed(ruleid.ancestors(rule)))
         return next((a for a in tries if a in view.nodes), None)
+
+    def last_before(self, rule: str) -> str | None:
+        """The live clause numbered right before an id past its parent's last (714.3c -> 714.3b when 714.3 ends at
+        b, 704.5aa -> 704.5z): nearer by number than the parent. None for an id inside the numbering (a gap)."""
+        view = self.view(self.against)
+        up = ruleid.ancestors(rule)
+        if not up or up[-1] not in view.nodes:
+            return None
+        same = [k for k in view.kids.get(up[-1], ()) if ruleid.level(k) == ruleid.level(rule)]
+        last = max(same, key=ruleid.sort_key, default=None)
+        return last if last is not None and ruleid.sort_key(rule) > ruleid.sort_key(last) else None
 
     def next_rules(self, rule: str) -> list[str]:
         """The same clause under the rules numbered next to the cited one (724.1c -> 723.1c, 725.1c): an edition
@@ -271,8 +287,8 @@ class Suggestions:
             if ok and p > prior.get(r, -1.0):
                 prior[r], why[r] = p, REASONS[reason].format(name)
 
-        if first and whole(cite.rule) and KEYWORD_OR_ACTION.match(rule_head(first)):
-            first = rule_head(first)  # "MONSTROSITY ABILITIES (Rule 702.94)": the whole rule the words fit
+        if first and whole(cite.rule):
+            first = self.whole_first(cite.rule, first, said)
         add(first, 1.2, "fit")
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
@@ -291,6 +307,8 @@ class Suggestions:
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
             return self._rank(prior, said, cite.rule, first, []), why
         self._from_words(cite, status, said, keywords, prior, add)
+        if status == "orphan" and base is None:  # an id no edition held: a clause that was there has its lineage
+            add(self.last_before(cite.rule), 0.5, "before")
         # search, the slowest source, is asked only when nothing surer (lineage, a keyword, a quote) leads
         sure = any(p >= 1.0 for p in prior.values()) or keywords
         hits = self.searched(said) if status != "stale" and not sure else []
@@ -300,6 +318,19 @@ class Suggestions:
         if not ranked and status == "orphan" and (near := self.nearest(cite.rule)):
             ranked, why[near] = [near], REASONS["parent"]
         return ranked, why
+
+    def whole_first(self, rule: str, first: str, said: Reading) -> str:
+        """A whole rule cited means a whole rule: of the rule holding the clause the words fit best and the rules of
+        the same kind the line names by title, the one its words fit best ("MONSTROSITY ABILITIES (Rule 702.94)"
+        -> 701.37; "(CR 731, "Day and Night")" -> 730; "Search your library …, then shuffle (CR 701.19)" -> 701.23,
+        not shuffle's 701.24, whose sub-clause the words fit best)."""
+        kind = KEYWORD_OR_ACTION.match(rule) is not None
+        heads = [rule_head(first), *(head for _, head, _ in said.topics)]
+        heads = [h for h in dict.fromkeys(heads) if whole(h) and (KEYWORD_OR_ACTION.match(h) is not None) == kind]
+        heads = [h for h in heads if h != rule and self.node(h, self.against) is not None]
+        if not heads:
+            return first
+        return max(heads, key=lambda h: (round(self.fit_code(said, h, whole_rule=True), 3), h == rule_head(first)))
 
     def _from_lineage(self, rule: str, base: VersionInfo | None, status: str, add) -> list[str]:
         """Offer where the cited clause went (or the clause itself, changed); returns its moves."""
@@ -337,7 +368,7 @@ class Suggestions:
             add(self.nearest(cite.rule), 0.4, "parent")
             for r in said.beside:
                 if r in ruleid.ancestors(cite.rule) or r == self.nearest(cite.rule):
-                    add(r, 1.5, "beside")
+                    add(r, BESIDE, "beside")
             for r in self.same_rule(cite.rule, said):
                 add(r, 0.3, "neighbour")
             for r in self.next_rules(cite.rule):
