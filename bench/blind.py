@@ -1,6 +1,6 @@
-"""Score the search on the frozen blind set (bench/blind/queries.tsv): MRR@10 and S@1 per kind.
+"""Score the search on a frozen blind set (bench/blind/queries.tsv): MRR@10 and S@1 per kind.
 
-    python bench/blind.py [--home DIR] [--show]
+    python bench/blind.py [--home DIR] [--set bench/blind2/queries.tsv] [--show]
 
 Run it once per change worth reporting, never to tune: the set was written by a helper that saw only
 the rule texts, and nothing in the code may be fitted to it (bench/queries.tsv is the tuning set).
@@ -32,6 +32,7 @@ from relevance import progress, searcher_of  # noqa: E402
 from kb.errors import RulekbError  # noqa: E402
 
 BLIND = ROOT / "bench" / "blind" / "queries.tsv"
+BLIND_SETS = (BLIND, ROOT / "bench" / "blind2" / "queries.tsv")  # every frozen set: never tuned on
 GROUPS = {
     "plain": ("term", "notation", "inflection", "number", "english", "dm", "legacy"),
     "hard": ("paraphrase", "slang", "multi"),
@@ -71,11 +72,13 @@ def rank(hits: list[dict], targets: list[str]) -> int | None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--home", help="a built data home (default: build the bundled corpus into a temporary one)")
+    ap.add_argument("--set", type=Path, default=BLIND, help="the frozen set to score (default %(default)s)")
     ap.add_argument("--show", action="store_true", help="print each query's rank")
     args = ap.parse_args()
 
-    queries = load()
-    print(f"blind set: {len(queries)} queries, sha256 {hashlib.sha256(BLIND.read_bytes()).hexdigest()[:16]}")
+    queries = load(args.set)
+    digest = hashlib.sha256(args.set.read_bytes()).hexdigest()[:16]
+    print(f"blind set {args.set}: {len(queries)} queries, sha256 {digest}")
     with tempfile.TemporaryDirectory() as tmp:
         store, searcher = searcher_of(args.home, tmp)
         rr: dict[str, list[float]] = defaultdict(list)

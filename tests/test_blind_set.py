@@ -1,17 +1,27 @@
-"""The blind evaluation set is frozen: its bytes match the hash recorded when it was written."""
+"""The blind evaluation sets are frozen: their bytes match the hashes recorded when they were written."""
 
 from __future__ import annotations
 
 import hashlib
 
+import pytest
+
 from tests.helpers import ROOT
 
 BLIND = ROOT / "bench" / "blind"
+BLIND2 = ROOT / "bench" / "blind2"
+# Recorded here too, so a changed set cannot pass by rewriting its own SHA256SUMS beside it.
+WRITTEN = {
+    BLIND: "ca5b4e732181c4df1acb6a7cb6341edc14d9a2a2c0a2e223fd32e20dd0524265",
+    BLIND2: "5fd7ca067e4d815af1c13b85ce0fbb40fcdfdfdeafb341c2075058eb244715fa",
+}
 
 
-def test_the_blind_set_is_byte_identical_to_its_recorded_hash():
-    recorded = dict(line.split()[::-1] for line in (BLIND / "SHA256SUMS").read_text().splitlines())
-    assert hashlib.sha256((BLIND / "queries.tsv").read_bytes()).hexdigest() == recorded["queries.tsv"]
+@pytest.mark.parametrize("folder", [BLIND, BLIND2], ids=["blind", "blind2"])
+def test_a_blind_set_is_byte_identical_to_its_recorded_hash(folder):
+    recorded = dict(line.split()[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
+    digest = hashlib.sha256((folder / "queries.tsv").read_bytes()).hexdigest()
+    assert digest == recorded["queries.tsv"] == WRITTEN[folder]
 
 
 def test_the_blind_set_has_every_kind_it_promises():
@@ -19,3 +29,15 @@ def test_the_blind_set_has_every_kind_it_promises():
     kinds = [r[0] for r in rows if r[0] and not r[0].startswith("#")]
     assert len(kinds) >= 300 and kinds.count("question") >= 60 and kinds.count("multi") >= 40
     assert all(len(r) >= 3 for r in rows if r[0] and not r[0].startswith("#"))
+
+
+def test_the_second_blind_set_parses_and_keeps_its_kinds():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import blind
+
+    rows = blind.load(BLIND2 / "queries.tsv")
+    kinds = [k for k, _q, _e in rows]
+    assert len(rows) == 200 and kinds.count("question") == 55 and kinds.count("nonsense") == 10
+    assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
