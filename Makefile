@@ -12,6 +12,8 @@ AXE_VERSION := 4.14.1
 AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
 
 UV_VERSION := 0.13.8
+APP_EXTRAS := '.[semantic]'
+TEST_EXTRAS := '.[test,semantic]'  # a variable: a comma inside $(call ...) would split its argument
 # Install into the venv with uv (from PyPI; a fresh install in ~19 s where pip takes ~30), or with pip
 # when uv cannot be had or cannot reach the index (pip reads pip.conf: mirrors, find-links).
 # --compile-bytecode as pip does: with PYTHONDONTWRITEBYTECODE set, every process would otherwise
@@ -23,11 +25,11 @@ INSTALL = $(BIN)/uv pip install --quiet --compile-bytecode --python $(BIN)/pytho
 $(BIN)/rulekb: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet uv==$(UV_VERSION) || true
-	$(call INSTALL,-e '.[semantic]')
+	$(call INSTALL,-e $(APP_EXTRAS))
 	touch $@
 
 $(VENV)/.test-deps: $(BIN)/rulekb pyproject.toml
-	$(call INSTALL,-e '.[test,semantic]')
+	$(call INSTALL,-e $(TEST_EXTRAS))
 	touch $@
 
 ## Build the KB from the bundled corpus/ and serve the web app on http://$(HOST):$(PORT)/
