@@ -88,7 +88,9 @@ def test_training_queries_come_from_the_corpus_not_from_an_evaluation_set(traini
     # or word mix made by the templates never is.
     made = {q for k, q, _g, _t in training_queries if k not in ("heading", "term", "noisy")}
     assert {"heading", "term", "multi", "question"} <= kinds
-    evaluation = {q for path in blind.BLIND_SETS for _k, q, _e in blind.load(path)} | {q["query"] for q in relevance.load_queries()}
+    evaluation = {q for path in blind.BLIND_SETS for _k, q, _e in blind.load(path)} | {
+        q["query"] for q in relevance.load_queries()
+    }
     shared = made & evaluation
     assert not shared, sorted(shared)[:10]
 
