@@ -451,3 +451,20 @@ def test_the_next_pages_of_a_search_are_cut_from_its_first_ranking(kb, monkeypat
     assert again["total"] == second["total"] and kept.search_page(q, limit=10)["notes"] == first["notes"]
     kept.search_page("ブロッククリーチャー 戦闘ダメージ 攻撃", limit=10)  # another search is ranked
     assert passes.count(kept) == 2
+
+
+def test_the_second_writers_error_is_raised_in_the_build_as_its_own():
+    import errno
+
+    from kb.search.index import _at_once
+
+    done = []
+
+    def full_disk():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with pytest.raises(OSError) as raised:
+        _at_once(lambda: done.append("first"), full_disk)
+    assert raised.value.errno == errno.ENOSPC and done == ["first"]
+    _at_once(lambda: done.append("again"), lambda: None)  # both succeed: nothing raised
+    assert done == ["first", "again"]

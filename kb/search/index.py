@@ -11,10 +11,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import pickle
 import re
 import sys
 import time
-import traceback
 from collections import defaultdict
 from collections.abc import Callable
 from pathlib import Path
@@ -306,30 +306,41 @@ def _at_once(first: Callable[[], object], second: Callable[[], object], *, fork:
     Used for the two indexes' commits: each is one core's work for seconds (the whole index ~10 s, the
     default scope's ~4 s plus the thesaurus keys ~2 s on the bundled corpus), and the writers share
     nothing but the analyses already made, which a fork carries over. The child only writes files in
-    the new index directory; where there is no fork, or ``fork`` is false, they run in turn."""
+    the new index directory, and its error (a full disk) is raised here as if it were this process's. Where there is no fork, or ``fork`` is false, they run in turn."""
     if not fork or not hasattr(os, "fork"):
         first()
         second()
         return
     sys.stdout.flush()
     sys.stderr.flush()
+    read, write = os.pipe()
     pid = os.fork()
-    if pid == 0:  # the child: never return into the caller's code
-        code = 1
+    if pid == 0:  # the child: never return into the caller's code; its error goes back to the parent
+        os.close(read)
+        code = 0
         try:
             second()
-            code = 0
-        except BaseException:
-            traceback.print_exc()
+        except BaseException as error:  # noqa: BLE001 - re-raised in the parent
+            code = 1
+            try:
+                payload = pickle.dumps(error)
+            except Exception:  # noqa: BLE001 - an error that does not pickle goes back as its message
+                payload = pickle.dumps(RuntimeError(f"{type(error).__name__}: {error}"))
+            with os.fdopen(write, "wb") as out:
+                out.write(payload)
         finally:
-            sys.stderr.flush()
             os._exit(code)
+    os.close(write)
     try:
         first()
     finally:
+        with os.fdopen(read, "rb") as back:
+            payload = back.read()
         _, status = os.waitpid(pid, 0)
+    if payload:
+        raise pickle.loads(payload)
     if os.waitstatus_to_exitcode(status) != 0:
-        raise RuntimeError(f"the index's second writer (process {pid}) failed; see the traceback above")
+        raise RuntimeError(f"the index's second writer (process {pid}) ended with status {status}")
 
 
 class Passages:
