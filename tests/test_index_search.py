@@ -468,3 +468,16 @@ def test_the_second_writers_error_is_raised_in_the_build_as_its_own():
     assert raised.value.errno == errno.ENOSPC and done == ["first"]
     _at_once(lambda: done.append("again"), lambda: None)  # both succeed: nothing raised
     assert done == ["first", "again"]
+
+
+def test_the_union_of_postings_is_numpys_unique_of_them():
+    import numpy as np
+
+    from kb.search.counting import _union
+
+    rng = np.random.default_rng(7)
+    for n in (0, 1, 2, 5):
+        parts = [np.sort(rng.choice(200, size=rng.integers(0, 40), replace=False)).astype(np.int32) for _ in range(n)]
+        parts = parts or [np.zeros(0, dtype=np.int32)]
+        got = _union(parts)
+        assert got.dtype == np.int32 and got.tolist() == np.unique(np.concatenate(parts)).tolist()

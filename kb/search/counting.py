@@ -54,7 +54,7 @@ class MatchCounter:
             return _empty()
         if isinstance(q, (Or, DisjunctionMax)) and not getattr(q, "minmatch", 0):
             parts = [self.ids(s, sub) for sub in q.subqueries]
-            return np.unique(np.concatenate(parts)) if parts else _empty()
+            return _union(parts) if parts else _empty()
         if type(q) is And:
             parts = sorted((self.ids(s, sub) for sub in q.subqueries), key=len)
             if not parts:
@@ -96,6 +96,18 @@ def _empty():
     import numpy as np
 
     return np.zeros(0, dtype=np.int32)
+
+
+def _union(parts: list):
+    """The sorted distinct numbers of sorted arrays: ``np.unique`` of their concatenation, without the
+    masked-array module it loads on first use (numpy 2: 50 ms of a command-line search)."""
+    import numpy as np
+
+    ids = np.concatenate(parts)
+    if ids.size < 2:
+        return ids
+    ids.sort()
+    return ids[np.concatenate(([True], ids[1:] != ids[:-1]))]
 
 
 def _holds(ids, d: int) -> bool:
