@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 
 from whoosh.analysis import Token, Tokenizer
 
+from kb.loadtime import one_time_load
+
 
 def _wordlist(s: str) -> frozenset[str]:
     return frozenset(s.split())
@@ -161,9 +163,12 @@ def _janome_tokens(norm: str) -> list[tuple[str, str, str, str]]:
     global _janome
     with _janome_lock:
         if _janome is None:
-            from janome.tokenizer import Tokenizer as _JT
+            with one_time_load():
+                from janome.tokenizer import Tokenizer as _JT
 
-            _janome = _JT()
+                tokenizer = _JT()
+                tokenizer.tokenize("最初の一回")  # the first call loads more of the dictionary
+                _janome = tokenizer
         return [(t.surface, t.part_of_speech, t.base_form, t.reading) for t in _janome.tokenize(norm)]
 
 
@@ -183,7 +188,8 @@ def sudachi_tokenizer(mode: str = "C"):
 
         with _janome_lock:
             if _sudachi_dict is None:
-                _sudachi_dict = Dictionary()
+                with one_time_load():
+                    _sudachi_dict = Dictionary()
         tok = toks[mode] = _sudachi_dict.tokenizer(mode=getattr(SplitMode, mode))
     return tok
 

