@@ -95,3 +95,22 @@ def test_a_searchers_first_search_keeps_its_whole_budget(kb):
     assert run.returncode == 0, run.stderr
     out = run.stdout.strip().splitlines()[-1]
     assert out == '{"partial": false, "n": 5}', (out, run.stderr[-500:])
+
+
+def test_whoosh_search_finds_the_top_n_whoosh_finds_scoring_everything(searcher):
+    """``whoosh_search`` keeps the running minimum at 0 (no matcher rebuilt each time it rises): its top N
+    is the top N of every match scored, for plain, filtered and many-word queries."""
+    from whoosh.query import Or, Term
+
+    from kb.search.bounded import whoosh_search
+
+    s = searcher._searcher(False)
+    words = ["creature", "damage", "player", "spell", "attack", "block", "two", "card", "ability", "turn"]
+    scope = set(range(0, s.doc_count_all(), 2))
+    for n in (1, 3, 10):
+        q = Or([Term("en", w) for w in words[:n]])
+        for docs in (None, scope):
+            every = s.search(q, optimize=False, filter=docs, limit=None)
+            best = sorted(((round(h.score, 9), -h.docnum) for h in every), reverse=True)[:7]
+            got = whoosh_search(s, q, filter=docs, limit=7)
+            assert [(round(h.score, 9), -h.docnum) for h in got] == best, (n, docs is None)
