@@ -422,7 +422,8 @@ class Searcher:
             if "dense" not in self.layers:
                 self._dense_off = "semantic ranking is off (not requested)"
             else:
-                embedder = semantic.load_embedder()
+                with one_time_load():  # numpy and the model
+                    embedder = semantic.load_embedder()
                 if embedder is None:
                     self._dense_off = semantic.unavailable_reason()
                 else:
