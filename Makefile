@@ -12,8 +12,9 @@ AXE_VERSION := 4.14.1
 AXE := tests/.deps/axe-core-$(AXE_VERSION)/axe.min.js
 
 UV_VERSION := 0.13.8
+# The extras as variables: a comma written inside $(call ...) would split its argument.
 APP_EXTRAS := '.[semantic]'
-TEST_EXTRAS := '.[test,semantic]'  # a variable: a comma inside $(call ...) would split its argument
+TEST_EXTRAS := '.[test,semantic]'
 # Install into the venv with uv (from PyPI; a fresh install in ~19 s where pip takes ~30), or with pip
 # when uv cannot be had or cannot reach the index (pip reads pip.conf: mirrors, find-links).
 # --compile-bytecode as pip does: with PYTHONDONTWRITEBYTECODE set, every process would otherwise

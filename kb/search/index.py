@@ -306,7 +306,8 @@ def _at_once(first: Callable[[], object], second: Callable[[], object], *, fork:
     Used for the two indexes' commits: each is one core's work for seconds (the whole index ~10 s, the
     default scope's ~4 s plus the thesaurus keys ~2 s on the bundled corpus), and the writers share
     nothing but the analyses already made, which a fork carries over. The child only writes files in
-    the new index directory, and its error (a full disk) is raised here as if it were this process's. Where there is no fork, or ``fork`` is false, they run in turn."""
+    the new index directory, and its error (a full disk) is raised here as if it were this process's.
+    Where there is no fork, or ``fork`` is false, they run in turn."""
     if not fork or not hasattr(os, "fork"):
         first()
         second()

@@ -422,8 +422,7 @@ class Searcher:
             if "dense" not in self.layers:
                 self._dense_off = "semantic ranking is off (not requested)"
             else:
-                with one_time_load():  # numpy and the model
-                    embedder = semantic.load_embedder()
+                embedder = semantic.load_embedder()
                 if embedder is None:
                     self._dense_off = semantic.unavailable_reason()
                 else:

