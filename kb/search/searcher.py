@@ -409,9 +409,11 @@ class Searcher:
         return self._ranker
 
     # -- semantic --------------------------------------------------------------------------
-    def semantic_status(self) -> str | None:
-        """Why semantic ranking is off for this searcher (None when it is on)."""
-        self._dense_index(True)
+    def semantic_status(self, *, probe: bool = True) -> str | None:
+        """Why semantic ranking is off for this searcher (None when it is on). With ``probe`` false only
+        what the searches so far found out is told: a rule number's jump never loads the model."""
+        if probe:
+            self._dense_index(True)
         return self._dense_off
 
     def _dense_index(self, current: bool):
