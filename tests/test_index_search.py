@@ -369,6 +369,8 @@ def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_wr
     assert one["docs"] == two["docs"] > 40
     assert digest(tmp_path / "one") == digest(tmp_path / "two")
     assert digest(tmp_path / "one" / "current") == digest(tmp_path / "two" / "current")
+    for made in (kbindex.TERMS_FILE, kbindex.KEYS_FILE):  # made in the forked child with two workers
+        assert (tmp_path / "one" / made).read_bytes() == (tmp_path / "two" / made).read_bytes(), made
     if (tmp_path / "one" / "vectors.npz").exists():
         a, b = np.load(tmp_path / "one" / "vectors.npz"), np.load(tmp_path / "two" / "vectors.npz")
         assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)

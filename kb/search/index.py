@@ -184,26 +184,31 @@ def _rule_of_term(t: dict) -> str:
     return m.group(1) if m else ""
 
 
-def _term_table(store) -> dict:
-    """JA<->EN pairs from glossaries, running text and articles."""
+def _table_of(terms, rename_rows: list) -> dict:
+    """The term table from the store's terms and the lineage's (old, new) English texts (no store needed:
+    an index build makes it in the process that commits the default scope)."""
     ja2en: dict[str, set[str]] = defaultdict(set)
-    for t in store.terms():
+    for t in terms:
         ja, en = (t["term"] or "").strip(), (t["english"] or "").strip()
         if ja and en and t["lang"] == "ja" and len(en) <= 60:
             ja2en[ja].add(en)
-    return {"ja2en": {k: sorted(v) for k, v in ja2en.items()}, "renames": _renames(store)}
+    return {"ja2en": {k: sorted(v) for k, v in ja2en.items()}, "renames": _renames(rename_rows)}
 
 
-def _renames(store) -> list[list]:
-    """English old -> new wordings mined from the clause lineage (kb.versions.history), when the build made one."""
+def _rename_rows(store) -> list[tuple[str, str]]:
+    """(old, new) English texts of clauses the lineage saw moved or edited, when the build made one."""
     if not store.has_table("lineage"):
         return []
-    rows = store.conn.execute(
+    return store.conn.execute(
         "SELECT co.text, cn.text FROM lineage l"
         " JOIN nodes o ON o.version_id=l.old_vid AND o.rule=l.old_rule JOIN contents co ON co.hash=o.hash"
         " JOIN nodes n ON n.version_id=l.new_vid AND n.rule=l.new_rule JOIN contents cn ON cn.hash=n.hash"
         " WHERE l.lang='en' AND l.kind IN ('moved', 'edited') AND l.reference_only=0"
-    )
+    ).fetchall()
+
+
+def _renames(rows: list[tuple[str, str]]) -> list[list]:
+    """English old -> new wordings mined from the clause lineage (kb.versions.history)."""
     stem = StemmingAnalyzer()
     return [list(r) for r in mine_renames(rows, lambda t: [tok.text for tok in stem(t)])[:200]]
 
@@ -265,11 +270,17 @@ def build_index(
                 progress(done, total, "index")
         if progress:
             progress(total, total, "index: writing segments")
-        table = _term_table(store)
-        (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+        # The store is read here: a forked child must not touch the parent's SQLite connection.
+        terms_read, rename_rows = list(store.terms()), _rename_rows(store)
+
+        def the_rest() -> None:  # the default scope, the term table and the thesaurus keys
+            current.commit()
+            table = _table_of(terms_read, rename_rows)
+            (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+            _write_keys(index_dir, schema, table)
+
         with _lengths_looked_up_once():
-            both = (writer.commit, lambda: (current.commit(), _write_keys(index_dir, schema, table)))
-            _at_once(*both, fork=workers >= 2)
+            _at_once(writer.commit, the_rest, fork=workers >= 2)
     finally:
         forget_preanalysed()
     if progress:

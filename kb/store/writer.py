@@ -16,6 +16,7 @@ class Writer:
 
     conn: sqlite3.Connection
     _versions_cache: list | None
+    _contents_known: set[str] | None = None
 
     def has_document(self, sha256: str, options: str = "") -> bool:
         """True if these bytes were already ingested with the same overrides (``options``)."""
@@ -113,14 +114,25 @@ class Writer:
             self.conn.execute("UPDATE versions SET sort_date=? WHERE id=?", (pv.effective.isoformat(), vid))
 
     def _insert_nodes(self, vid: int, doc_id: int, nodes: list[RuleNode]) -> None:
+        # Most clauses come back unchanged in the next edition: a text already stored is not encoded and
+        # offered again (contents rows are never deleted, and a failed build discards its whole store).
+        known = self._known_contents()
         contents, rows = [], []
         for node in nodes:
             h = node.content_hash()
-            examples, notes = dumps(node.examples), dumps(node.notes)
-            contents.append((h, node.title, node.text, examples, notes, dumps([r.__dict__ for r in node.references])))
+            if h not in known:
+                known.add(h)
+                refs = dumps([r.__dict__ for r in node.references])
+                contents.append((h, node.title, node.text, dumps(node.examples), dumps(node.notes), refs))
             rows.append((vid, node.rule, node.parent, h, node.position, node.line, doc_id, int(node.truncated)))
         self.conn.executemany("INSERT OR IGNORE INTO contents VALUES(?,?,?,?,?,?)", contents)
         self.conn.executemany("INSERT INTO nodes VALUES(?,?,?,?,?,?,?,?)", rows)
+
+    def _known_contents(self) -> set[str]:
+        """Content hashes this store holds (read once per store, then kept up to date by _insert_nodes)."""
+        if getattr(self, "_contents_known", None) is None:
+            self._contents_known = {h for (h,) in self.conn.execute("SELECT hash FROM contents")}
+        return self._contents_known
 
     def _insert_terms(self, vid: int, pv: ParsedVersion, doc_id: int) -> None:
         self.conn.executemany(
