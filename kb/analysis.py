@@ -207,9 +207,6 @@ def diff_words(text: str) -> list[str]:
 
 def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int, str, str, str]]]:
     """Normalise and tokenise once per text: (norm, starts, ends, [(s, e, pos, base, reading)])."""
-    hit = _preanalysed.get(text)
-    if hit is not None:
-        return hit
     with _janome_lock:
         hit = _cache.get(text)
     if hit is not None:
@@ -229,46 +226,6 @@ def _analyse(text: str) -> tuple[str, list[int], list[int], list[tuple[int, int,
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return result
-
-
-_preanalysed: dict[str, tuple] = {}  # an index build's texts, analysed ahead on every core (analysed_ahead)
-
-
-def _analyse_chunk(texts: list[str]) -> list[tuple]:
-    return [_analyse(t) for t in texts]
-
-
-def analysed_ahead(items: list, texts_of, workers: int, chunk: int = 250):
-    """Yield ``items`` in order, each once the Janome analysis of its ``texts_of(item)`` is done: worker
-    processes analyse the items ahead, chunk by chunk, while the caller (an index writer) handles those
-    already analysed. Janome is the largest part of an index build, and the writer itself cannot be split
-    without losing the document order the vectors rely on. The analyses are kept, for ``_analyse`` to
-    read back, until ``forget_preanalysed``. With fewer than 2 workers the items are yielded at once."""
-    if workers < 2 or len(items) < 2 * chunk:
-        yield from items
-        return
-    import multiprocessing
-    import os
-    from concurrent.futures import ProcessPoolExecutor
-
-    sent: set[str] = set(_preanalysed)
-    batches, jobs = [], []
-    for i in range(0, len(items), chunk):
-        batch = items[i : i + chunk]
-        todo = [t for it in batch for t in texts_of(it) if t and t not in sent]
-        todo = list(dict.fromkeys(todo))
-        sent.update(todo)
-        batches.append(batch)
-        jobs.append(todo)
-    context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    with ProcessPoolExecutor(workers, mp_context=context) as pool:
-        for batch, todo, results in zip(batches, jobs, pool.map(_analyse_chunk, jobs), strict=True):
-            _preanalysed.update(zip(todo, results, strict=True))
-            yield from batch
-
-
-def forget_preanalysed() -> None:
-    _preanalysed.clear()
 
 
 def split_katakana(piece: str, vocab: frozenset[str]) -> list[tuple[int, int]]:

@@ -331,15 +331,16 @@ def test_a_searcher_starts_from_the_thesaurus_keys_the_build_wrote(kb, monkeypat
     assert read.to_english(["ブロック", "クリーチャー"]) == fresh.to_english(["ブロック", "クリーチャー"])
 
 
-def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_writes(tmp_path, monkeypatch):
-    """The build analyses the Japanese texts in worker processes ahead of its one writer (issue 20: the
-    first build 91 -> 56 s): the same terms, postings, stored fields and vector rows as one process."""
+def test_an_index_made_ahead_on_two_processes_is_the_one_a_single_process_writes(tmp_path, monkeypatch):
+    """The build indexes the text fields in worker processes ahead of its one writer (kb.search.ahead,
+    issue 20): the same terms, postings, stored fields, vector rows, term table and thesaurus keys as
+    one process, and no patched field left in the schema the index keeps."""
     import hashlib
 
     import numpy as np
     from whoosh import index as windex
 
-    from kb import analysis
+    from kb.search import ahead
     from kb.search import index as kbindex
 
     store = Store.create(str(tmp_path / "kb.sqlite"))
@@ -347,10 +348,15 @@ def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_wr
         if e.lang == "ja":
             ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
     store.commit()
-    monkeypatch.setattr(kbindex, "ANALYSE_CHUNK", 20)  # many jobs from a small corpus
-    ahead = []  # how many texts were analysed ahead, read when the build forgets them
-    forget = analysis.forget_preanalysed
-    monkeypatch.setattr(kbindex, "forget_preanalysed", lambda: ahead.append(len(analysis._preanalysed)) or forget())
+    monkeypatch.setattr(kbindex, "AHEAD_CHUNK", 20)  # many jobs from a small corpus
+    made_ahead = []  # per build: documents whose fields the workers indexed
+    set_doc = ahead.Ahead.set
+
+    def counting(self, doc, made):
+        made_ahead[-1] += bool(made)
+        set_doc(self, doc, made)
+
+    monkeypatch.setattr(ahead.Ahead, "set", counting)
 
     def digest(path):
         h = hashlib.sha256()
@@ -362,10 +368,12 @@ def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_wr
                 h.update(repr(sorted(r.stored_fields(d).items())).encode())
         return h.hexdigest()
 
+    made_ahead.append(0)
     one = build_index(store, tmp_path / "one", procs=1)
-    assert ahead == [0]
+    made_ahead.append(0)
     two = build_index(store, tmp_path / "two", procs=2)
-    assert ahead[1] > 40 and not analysis._preanalysed  # forgotten once the index is written
+    assert made_ahead[0] == 0 and made_ahead[1] == two["docs"]
+    assert not any("index" in f.__dict__ for _, f in windex.open_dir(str(tmp_path / "two")).schema.items())
     assert one["docs"] == two["docs"] > 40
     assert digest(tmp_path / "one") == digest(tmp_path / "two")
     assert digest(tmp_path / "one" / "current") == digest(tmp_path / "two" / "current")
@@ -377,20 +385,22 @@ def test_an_index_analysed_ahead_on_two_processes_is_the_one_a_single_process_wr
     store.close()
 
 
-def test_texts_analysed_ahead_are_yielded_in_order_once_analysed(monkeypatch):
-    from kb import analysis
+def test_fields_indexed_ahead_come_in_order_as_this_process_indexes_them():
+    from kb.search.ahead import indexed_ahead, text_fields
+    from kb.search.index import make_schema
 
+    schema = make_schema()
     texts = [f"{i}点のダメージを与えるクリーチャー・呪文" for i in range(60)] + ["", "ブロック・クリーチャー"] * 3
-    items = list(enumerate(texts))
-    got = []
-    for i, text in analysis.analysed_ahead(items, lambda it: [it[1]], workers=2, chunk=7):
-        assert not text or text in analysis._preanalysed  # analysed before the caller sees it
-        got.append(i)
-    assert got == list(range(len(texts)))
-    kept = dict(analysis._preanalysed)
-    analysis.forget_preanalysed()
-    assert kept and not analysis._preanalysed
-    assert all(analysis._analyse(t) == kept[t] for t in kept)  # the workers' analysis is this process's
+    docs = [
+        {"key": str(i), "ja": t, "jr": t, "en": f"deals {i} damage to blocking creatures"} for i, t in enumerate(texts)
+    ]
+    got = list(indexed_ahead(docs, schema, workers=2, chunk=7))
+    assert [d for d, _ in got] == docs  # every document, in order
+    for doc, made in got:
+        assert set(made) == {f for f in text_fields(schema) if doc.get(f)}
+        for name, items in made.items():
+            assert items == list(schema[name].index(doc[name])), name  # what the writer would make itself
+    assert all(not made for _, made in indexed_ahead(docs, schema, workers=1, chunk=7))
 
 
 @pytest.mark.parametrize("full", [False, True])

@@ -28,18 +28,17 @@ from kb.analysis import (
     BigramAnalyzer,
     JapaneseAnalyzer,
     ReadingAnalyzer,
-    analysed_ahead,
-    forget_preanalysed,
     learn_vocab,
     title_key,
 )
 from kb.model import Progress, default_workers
 from kb.search import semantic
+from kb.search.ahead import Ahead, indexed_ahead
 from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
 TERMS_FILE = "terms.json"
 KEYS_FILE = "thesaurus-keys.json"  # the thesaurus's phrases -> their word keys with this index's vocabulary
-ANALYSE_CHUNK = 250  # documents per job of the processes analysing ahead of the writer
+AHEAD_CHUNK = 250  # documents per job of the processes indexing ahead of the writer (kb.search.ahead)
 CURRENT_DIR = "current"  # a second, small index of the default scope only: most searches read just this
 _SEE_RULE = re.compile(r"(?:rules?|ルール)\s*(\d{3}(?:\.\d{1,3}[a-z]{0,2})?)", re.I)
 
@@ -223,8 +222,8 @@ def build_index(
 ) -> dict:
     """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``.
 
-    The Japanese texts are analysed ahead on ``procs`` processes (default: one per core) while one writer
-    adds the documents in a fixed order (the vectors' rows follow it).
+    The text fields are indexed ahead on ``procs`` processes (default: one per core; kb.search.ahead)
+    while one writer adds the documents in a fixed order (the vectors' rows follow it).
 
     With the semantic extra installed, the default scope is embedded too (kb.search.semantic): vectors are
     reused from ``vector_sources`` (the previous generation's index) and the shipped cache.
@@ -246,7 +245,8 @@ def build_index(
         + [a["text"][:MAX_INDEXED_CHARS] for a in articles]
     )
     passages = Passages(store)
-    docs = list(_documents(passages, contents, terms, articles, labels, scope, holders, version_gl))
+    both = list(_documents(passages, contents, terms, articles, labels, scope, holders, version_gl))
+    passage_of, docs = [p for p, _ in both], [d for _, d in both]
     schema = make_schema(vocab)
     ix = windex.create_in(str(index_dir), schema)
     # Postings are pooled in memory up to limitmb (Whoosh's estimate, about twice the real size) and
@@ -256,33 +256,31 @@ def build_index(
     (index_dir / CURRENT_DIR).mkdir()
     current = windex.create_in(str(index_dir / CURRENT_DIR), schema).writer(limitmb=256)
     total = len(docs)
-    try:
-        workers = default_workers() if procs is None else procs
-        ahead = analysed_ahead(docs, _japanese_texts, workers, ANALYSE_CHUNK)
-        for done, (passage, doc) in enumerate(ahead, 1):
-            # Same document into both indexes back to back: the analyzer's cache tokenises it once.
+    workers = default_workers() if procs is None else procs
+    ahead = Ahead()
+    with ahead.fields(writer.schema, current.schema):
+        for done, (doc, made) in enumerate(indexed_ahead(docs, schema, workers, AHEAD_CHUNK), 1):
+            ahead.set(doc, made)
             writer.add_document(**doc)
             in_current = "default" in doc["vers"].split()
             if in_current:
                 current.add_document(**doc)
-            passages.add(passage, in_current)
+            passages.add(passage_of[done - 1], in_current)
             if progress and done % 2000 == 0:
                 progress(done, total, "index")
-        if progress:
-            progress(total, total, "index: writing segments")
-        # The store is read here: a forked child must not touch the parent's SQLite connection.
-        terms_read, rename_rows = list(store.terms()), _rename_rows(store)
+    if progress:
+        progress(total, total, "index: writing segments")
+    # The store is read here: a forked child must not touch the parent's SQLite connection.
+    terms_read, rename_rows = list(store.terms()), _rename_rows(store)
 
-        def the_rest() -> None:  # the default scope, the term table and the thesaurus keys
-            current.commit()
-            table = _table_of(terms_read, rename_rows)
-            (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
-            _write_keys(index_dir, schema, table)
+    def the_rest() -> None:  # the default scope, the term table and the thesaurus keys
+        current.commit()
+        table = _table_of(terms_read, rename_rows)
+        (index_dir / TERMS_FILE).write_text(json.dumps(table, ensure_ascii=False), encoding="utf-8")
+        _write_keys(index_dir, schema, table)
 
-        with _lengths_looked_up_once():
-            _at_once(writer.commit, the_rest, fork=workers >= 2)
-    finally:
-        forget_preanalysed()
+    with _lengths_looked_up_once():
+        _at_once(writer.commit, the_rest, fork=workers >= 2)
     if progress:
         progress(total, total, "index")
     t1 = time.perf_counter()
@@ -451,12 +449,6 @@ def _glossary(store, version_gl: dict[int, tuple[str, str]]) -> list[dict]:
         if newest.get((t["game"], t["lang"])) == t["version_id"]:
             entry["dver"] = labels[t["version_id"]]
     return list(merged.values())
-
-
-def _japanese_texts(item) -> list[str]:
-    """The Janome-analysed field values of an index document (``jr`` is ``ja``'s text; ``jb`` has bigrams)."""
-    doc = item[1]
-    return [doc[f] for f in ("ja", "jt", "jx") if doc.get(f)]
 
 
 def _documents(passages, contents, terms, articles, labels, scope, holders, version_gl):
