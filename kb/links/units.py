@@ -33,8 +33,11 @@ _CLASS = re.compile(
     r"\b(class|interface|object|struct|record|enum|impl|mod|trait|namespace)\s+(?:[\w<>.]+\s+for\s+)?(\w+)"
 )
 # Possessive runs: the same matches as a per-character loop, without its backtracking (1.6x on phase-rs).
+# A name starts where a word does: a match starting inside a word would also match from the word's
+# start, which search() tries first, so (?<!\w) changes no result and spares the tries from inside
+# every word (argentum-engine's 126,000 declaration heads: 13.5 -> 2.1 s, the same matches).
 _FUNC = re.compile(
-    r"(`[^`\n]+`|\w+)\s*(?:<[^>{};]*>)?\s*\((?:[^()]++|\([^()]*+\))*+\)\s*(?:(?:->|:|throws|where)[^{};]*+)?$"
+    r"(`[^`\n]+`|(?<!\w)\w++)\s*(?:<[^>{};]*>)?\s*\((?:[^()]++|\([^()]*+\))*+\)\s*(?:(?:->|:|throws|where)[^{};]*+)?$"
 )
 _FUNC_WORD = re.compile(r"\b(?:fn|fun|func|void|def)\b")
 # Kotlin expression bodies that open a block: fun test() = runTest { ... }
