@@ -137,6 +137,29 @@ def test_version_filters(searcher):
         searcher.search("ブロック", version="19990101")
 
 
+def test_the_newest_edition_is_searched_in_the_small_index_with_the_same_hits(kb, searcher):
+    """A named version whose every document the current index holds (the newest English edition here)
+    is searched there, a third of the work of the full index (issue 22: link's suggestions name it):
+    the hits and the total are those of the full index filtered to that version."""
+    from kb.search.searcher import Searcher
+
+    store, index_dir, _, _ = kb
+    newest = store.get_version("mtg", "en", "latest")
+    assert searcher._current_holds(str(newest.id))
+    assert not searcher._current_holds(str(store.find_version("5.5.0.0", "mtg", "ja").id))  # superseded texts
+    full = Searcher(store, index_dir)
+    full._current_holds = lambda token: False  # the full index, as before
+    for query in ("blocking creature deals combat damage", "trample", "ブロック"):
+        searcher._ranked_cache.clear()
+        a = searcher.search_page(query, game="mtg", lang="en", version=newest.label, limit=10)
+        b = full.search_page(query, game="mtg", lang="en", version=newest.label, limit=10)
+        assert a["total"] == b["total"] > 0
+        assert {h["rule"] for h in a["hits"]} <= {
+            h["rule"] for h in full.search(query, game="mtg", lang="en", version=newest.label, limit=50)
+        }
+        assert {h["version"] for h in a["hits"]} == {newest.label}
+
+
 def test_pagination_counts(searcher):
     page = searcher.search_page("クリーチャー", limit=5)
     nxt = searcher.search_page("クリーチャー", limit=5, offset=5)

@@ -143,6 +143,7 @@ class Searcher:
         self._dense_ix: dict[str, semantic.DenseIndex | None] = {}
         self._dense_cover: dict[tuple, bool] = {}
         self._dense_off: str | None = None
+        self._holds: dict[str, bool] = {}  # version id -> the current index holds all its documents
         self.fusion: dict = {}  # overrides of kb.search.fusion's constants (bench/relevance.py --fusion)
         self._embedder = None
         self._ranker: learned.Model | None | bool = False  # False: not loaded yet
@@ -550,9 +551,9 @@ class Searcher:
                 else self.store.get_version(game, lang, "latest")
             )
             token, shown = str(v.id), v.label
-        current = token == "default" and self.ix_current is not None
+        current = self.ix_current is not None and (token == "default" or self._current_holds(token))
         s = self._searcher(current)
-        clauses: list[Query] = [] if current else [Term("vers", token)]
+        clauses: list[Query] = [] if token == "default" else [Term("vers", token)]
         if game:
             clauses.append(Term("game", game))
         if lang:
@@ -564,6 +565,14 @@ class Searcher:
             q = And(clauses) if len(clauses) > 1 else clauses[0]
             self._filters[key] = set(q.docs(s))
         return s, self._filters[key], shown
+
+    def _current_holds(self, token: str) -> bool:
+        """True when every document of version ``token`` is in the small current index (the newest
+        edition of a game and language usually is): its search reads that index, a third of the size."""
+        if token not in self._holds:
+            full = self._searcher(False).doc_frequency("vers", token)
+            self._holds[token] = full > 0 and self._searcher(True).doc_frequency("vers", token) == full
+        return self._holds[token]
 
     # -- results ---------------------------------------------------------------------------
     def title_of(self, f: dict) -> str:
