@@ -128,3 +128,24 @@ def test_without_english_the_undated_translation_stands_alone(tmp_path):
     assert history.history(store, "mtg", "ja", "309.2")["events"] == [
         {"version": "5.5.0.0", "kind": "created", "rule": "309.2", "old_rule": None, "editorial": False}
     ]
+
+
+def test_a_read_only_store_reads_each_lineage_link_as_the_sql_does(store):
+    """A read-only store reads the lineage once into memory (history walks ask for links hundreds of
+    thousands of times in `rulekb link`): every link, and every clause without one, reads the same."""
+    ro = Store.open(store.path)
+    assert not ro.writable
+    keys = [
+        (d, vid, rule)
+        for old_vid, old_rule, new_vid, new_rule in store.conn.execute(
+            "SELECT old_vid, old_rule, new_vid, new_rule FROM lineage"
+        )
+        for d, vid, rule in (("fwd", old_vid, old_rule), ("back", new_vid, new_rule))
+        if rule is not None
+    ]
+    keys += [("fwd", 1, "999.99z"), ("back", 2, "100.1")]  # no change stored: None either way
+    assert len(keys) > 1000
+    from_memory = [ro.lineage_link(*k) for k in keys]
+    ro.writable = True  # the statement path, as a store being built reads it
+    assert [ro.lineage_link(*k) for k in keys] == from_memory
+    ro.close()
