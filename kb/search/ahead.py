@@ -71,8 +71,9 @@ def indexed_ahead(docs: list[dict], schema: Schema, workers: int, chunk: int) ->
 
 class Ahead:
     """The text fields of writers' schemas answering ``index(value)`` from what was made ahead for the
-    document being added (``now``); any other value is indexed as usual. Installed only while adding:
-    a schema is pickled into the index at commit, so ``removed`` must run first (``fields`` does both)."""
+    document being added (``set``); any other value is indexed as usual. Installed only while adding
+    (``fields``, a context manager): a schema is pickled into the index at commit, so the patched
+    ``index`` attributes are taken off again before that."""
 
     def __init__(self) -> None:
         self.now: dict[str, list] = {}
