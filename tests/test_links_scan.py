@@ -746,3 +746,12 @@ def test_a_function_heads_name_is_the_whole_word_before_its_parameters(head, nam
 
     m = _FUNC.search(head)
     assert (m.group(1) if m else None) == name
+
+
+@pytest.mark.parametrize("text", ["", "'x'", "/* a\n b */", "\n\n", "// 702.19b\n", '"""\nthe rules\n\n"""', "\t\r\n"])
+def test_masking_keeps_only_the_newlines_of_prose(text):
+    import re
+
+    from kb.links.scanner import _blank
+
+    assert _blank(text) == re.sub(r"[^\n]", " ", text)

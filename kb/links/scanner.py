@@ -133,7 +133,10 @@ def language_of(path: str) -> str | None:
 
 
 def _blank(s: str) -> str:
-    return re.sub(r"[^\n]", " ", s)
+    """``s`` with every character but newlines made a space (a comment or string masked out of the code)."""
+    if "\n" not in s:
+        return " " * len(s)
+    return "\n".join(" " * len(line) for line in s.split("\n"))
 
 
 def lex(src: SourceFile) -> SourceFile:
