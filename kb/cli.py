@@ -216,7 +216,7 @@ def search(
     searcher = Searcher(store, ctx.obj.index_dir())
     page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
     hits = page["hits"]
-    for note in page["notes"] + [m for m in [searcher.semantic_status(probe=False)] if m]:
+    for note in page["notes"] + [m for m in [searcher.semantic_status()] if m]:
         click.echo(note, err=True)
     if as_json:
         emit_json(hits)

@@ -410,11 +410,9 @@ class Searcher:
         return self._ranker
 
     # -- semantic --------------------------------------------------------------------------
-    def semantic_status(self, *, probe: bool = True) -> str | None:
-        """Why semantic ranking is off for this searcher (None when it is on). With ``probe`` false only
-        what the searches so far found out is told: a rule number's jump never loads the model."""
-        if probe:
-            self._dense_index(True)
+    def semantic_status(self) -> str | None:
+        """Why semantic ranking was off for the searches so far (None when it was on or not needed): it
+        tells what they found out and loads nothing, so a rule number's jump never loads the model."""
         return self._dense_off
 
     def _dense_index(self, current: bool):

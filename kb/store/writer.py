@@ -130,7 +130,7 @@ class Writer:
 
     def _known_contents(self) -> set[str]:
         """Content hashes this store holds (read once per store, then kept up to date by _insert_nodes)."""
-        if getattr(self, "_contents_known", None) is None:
+        if self._contents_known is None:
             self._contents_known = {h for (h,) in self.conn.execute("SELECT hash FROM contents")}
         return self._contents_known
 
