@@ -7,8 +7,11 @@ shared machine hits every command alike); prints the median and the fastest wall
 ratio of the median to a baseline measured in the same run: the bare interpreter starting and
 exiting (``python -c pass``), the floor of any command; and the median CPU time (user + system) each
 took, which the load of a shared machine does not inflate as it does the wall time. Bytecode is written once before timing (a
-first run), as an installed rulekb has it. ``--search`` adds the searches (kb/search is the lead's).
-Targets: ``show`` under 150 ms; ``versions``, ``history`` and a small ``diff`` snappy (under 300 ms).
+first run), as an installed rulekb has it. ``--search`` adds the searches, each twice: searched in the
+command's own process (``--local``), and answered by a ``rulekb serve`` of the home that the benchmark
+starts first (kb.remote).
+Targets: ``show`` under 150 ms; ``versions``, ``history`` and a small ``diff`` snappy (under 300 ms);
+a Japanese search under 400 ms.
 """
 
 from __future__ import annotations
@@ -35,9 +38,13 @@ COMMANDS = {
     "diff 20250919 20251114": [RULEKB, "diff", "20250919", "20251114"],
 }
 SEARCHES = {
-    "search 509.1c (a rule number)": [RULEKB, "search", "509.1c"],
-    "search 統率者ダメージ 21点": [RULEKB, "search", "統率者ダメージ 21点"],
+    "search 509.1c --local": [RULEKB, "search", "509.1c", "--local"],
+    "search 統率者ダメージ 21点 --local": [RULEKB, "search", "統率者ダメージ 21点", "--local"],
+    # the same, answered by a `rulekb serve` of the home that this benchmark starts (kb.remote)
+    "search 509.1c (server)": [RULEKB, "search", "509.1c"],
+    "search 統率者ダメージ 21点 (server)": [RULEKB, "search", "統率者ダメージ 21点"],
 }
+SEARCH_TARGET_MS = 400  # a Japanese query (issue 20)
 TARGETS_MS = {"show 509.1c": 150, "show 702.19b --lang en --json": 150}
 SNAPPY_MS = 300
 
@@ -66,6 +73,34 @@ def main() -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["RULEKB_HOME"] = args.home
     commands = {**COMMANDS, **(SEARCHES if args.search else {})}
+    server = start_server(env) if args.search else None
+    try:
+        timed(args, env, commands)
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=60)
+
+
+def start_server(env: dict) -> subprocess.Popen:
+    """`rulekb serve` of the home on a free port, once its socket answers a search (the model loaded)."""
+    proc = subprocess.Popen([RULEKB, "serve", "--port", "0"], env=env, stdout=subprocess.PIPE, cwd=ROOT)
+    proc.stdout.readline()  # "serving http://…"
+    from kb import remote
+
+    deadline = time.time() + 120
+    question = {"op": "search", "query": "統率者ダメージ", "game": None, "lang": None, "version": None, "limit": 1}
+    while remote.ask(env["RULEKB_HOME"], question) is None:
+        if time.time() > deadline or proc.poll() is not None:
+            proc.kill()
+            raise SystemExit("the server did not answer the command line's searches")
+        time.sleep(0.2)
+    for _ in range(4):  # both workers warm (the kernel hands each question to either)
+        remote.ask(env["RULEKB_HOME"], question)
+    return proc
+
+
+def timed(args, env: dict, commands: dict) -> None:
     for argv in commands.values():  # writes the bytecode, opens the files once: not timed
         run_once(argv, env)
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -83,11 +118,13 @@ def main() -> None:
         med = statistics.median(ts)
         print(f"{name:34} {med:10.0f} {min(ts):8.0f} {statistics.median(cpus[name]):7.0f} {med / base:10.1f}")
         limit = TARGETS_MS.get(name, SNAPPY_MS if not name.startswith(("baseline", "search")) else None)
+        if name.startswith("search 統率者"):
+            limit = SEARCH_TARGET_MS
         if limit and med > limit:
             missed.append(f"{name} {med:.0f} ms > {limit}")
     print(
-        f"\ntargets (show < 150 ms; versions, history, small diff < {SNAPPY_MS} ms): "
-        + ("met" if not missed else "NOT met: " + "; ".join(missed))
+        f"\ntargets (show < 150 ms; versions, history, small diff < {SNAPPY_MS} ms; a Japanese search"
+        f" < {SEARCH_TARGET_MS} ms): " + ("met" if not missed else "NOT met: " + "; ".join(missed))
     )
 
 

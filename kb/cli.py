@@ -198,25 +198,47 @@ def show(ctx: click.Context, rule: str, game: str | None, lang: str | None, labe
 
 
 @cli.command()
-@click.argument("query")
+@click.argument("query", nargs=-1, required=True)
 @click.option("--game", type=GAME)
 @click.option("--lang", type=LANG)
 @click.option("--version", "label", help="Version label or 'latest' (default: the newest of each game and language).")
 @click.option("--limit", type=click.IntRange(1, 200), default=10, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--local", is_flag=True, help="Search in this process even when a `rulekb serve` of this home runs.")
 @click.pass_context
 @handles_errors
 def search(
-    ctx: click.Context, query: str, game: str | None, lang: str | None, label: str | None, limit: int, as_json: bool
+    ctx: click.Context,
+    query: tuple[str, ...],
+    game: str | None,
+    lang: str | None,
+    label: str | None,
+    limit: int,
+    as_json: bool,
+    local: bool,
 ) -> None:
-    """Search clauses, terms and articles (Japanese or English; a rule number jumps to it)."""
-    from kb.search.searcher import Searcher
+    """Search clauses, terms and articles (Japanese or English; a rule number jumps to it).
 
-    store = _store(ctx)
-    searcher = Searcher(store, ctx.obj.index_dir())
-    page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
+    The words of QUERY may be given as one argument or several. A running `rulekb serve` of the same
+    data home answers with the index and model it has loaded; else this process loads them and searches."""
+    query = " ".join(query)
+    question = {"op": "search", "query": query, "game": game, "lang": lang, "version": label, "limit": limit}
+    answer = None
+    if not local:
+        from kb import remote
+
+        answer = remote.ask(ctx.obj.path, question)
+    if answer is not None:
+        page, status = answer["page"], answer.get("status")
+    else:
+        from kb.search.searcher import Searcher
+
+        store = _store(ctx)
+        searcher = Searcher(store, ctx.obj.index_dir())
+        page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
+        status = searcher.semantic_status()
     hits = page["hits"]
-    for note in page["notes"] + [m for m in [searcher.semantic_status()] if m]:
+    for note in page["notes"] + [m for m in [status] if m]:
         click.echo(note, err=True)
     if as_json:
         emit_json(hits)

@@ -25,12 +25,15 @@ def _fail(message: str) -> None:
 def _check_text_arguments(kwargs: dict) -> None:
     """Refuse a text argument holding bytes that are not UTF-8 (the shell passes them through)."""
     for name, value in kwargs.items():
-        if name in _PATH_PARAMS or not isinstance(value, str):
+        if name in _PATH_PARAMS:
             continue
-        at = surrogate_position(value)
-        if at >= 0:
-            byte = ord(value[at]) - 0xDC00
-            raise InputError(f"argument {name.upper()} is not UTF-8 text (byte 0x{byte:02X} at character {at + 1})")
+        for text in value if isinstance(value, tuple) else (value,):  # a tuple: an argument of many words
+            if not isinstance(text, str):
+                continue
+            at = surrogate_position(text)
+            if at >= 0:
+                byte = ord(text[at]) - 0xDC00
+                raise InputError(f"argument {name.upper()} is not UTF-8 text (byte 0x{byte:02X} at character {at + 1})")
 
 
 def handles_errors(fn: Callable) -> Callable:

@@ -75,8 +75,14 @@ def make_server(
     options.setdefault("cleanup_interval", CHECK_EVERY)
     options.setdefault("asyncore_use_poll", True)
     read_timeout = options.pop("read_timeout", READ_TIMEOUT)
+    cli = options.pop("cli", None)
     sock = sock or listen(host, port)
-    server = create_server(create_app(home), sockets=[sock], **options)
+    app = create_app(home)
+    if cli is not None:  # the command line's searches, answered by this process too (web.clisocket)
+        from web.clisocket import answer_in_background
+
+        answer_in_background(app, cli)
+    server = create_server(app, sockets=[sock], **options)
     harden(server)  # waitress's own error responses (431, 400, …) carry the security headers too
     bound_reads(server, read_timeout)
     return server
@@ -144,21 +150,30 @@ def serve(
     **options,
 ) -> None:
     """Serve until interrupted, with ``workers`` processes (default: one per core)."""
+    from kb.home import Home
+    from web.clisocket import bind
+
     workers = workers or default_workers()
     sock = listen(host, port)
     where = f"http://{host}:{sock.getsockname()[1]}/"
-    if workers == 1:
-        server = make_server(home, sock=sock, **options)
-        print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
-        try:
-            server.run()
-        except KeyboardInterrupt:
-            pass
-        finally:
-            server.close()
-        return
-    print(f"rulekb: serving {where} with {workers} worker processes (Ctrl-C to stop)", flush=True)
-    Prefork(home, sock, workers, options).run()
+    # `rulekb search` asks this server first (kb.remote): bound once here, answered by every worker
+    cli = bind(Home(home).path)
+    try:
+        if workers == 1:
+            server = make_server(home, sock=sock, cli=cli, **options)
+            print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
+            try:
+                server.run()
+            except KeyboardInterrupt:
+                pass
+            finally:
+                server.close()
+            return
+        print(f"rulekb: serving {where} with {workers} worker processes (Ctrl-C to stop)", flush=True)
+        Prefork(home, sock, workers, dict(options, cli=cli)).run()
+    finally:
+        if cli is not None:
+            cli.close()
 
 
 class Prefork:
