@@ -22,7 +22,7 @@ ENTRY_POINTS = {"kb.cli", "kb.build"}
 KB_LAYERS = (
     ("kb.errors", "kb.model", "kb.ruleid", "kb.textio", "kb.loadtime", "kb.analysis"),  # core data, standard library
     ("kb.store",),  # every SQL statement
-    ("kb.home",),  # the data home: generations of a store and an index
+    ("kb.home", "kb.remote"),  # the data home: generations of a store and an index; its running server
     ("kb.versions",),  # order, editions, diff, lineage, history, align, glossary, clause views
     ("kb.search",),  # index, query, retrieval, ranking, results
     ("kb.links",),  # engine citations, judged against versions, suggested through search
