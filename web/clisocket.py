@@ -16,12 +16,12 @@ import threading
 
 from kb import remote
 from kb.errors import RulekbError
+from kb.model import GAMES, LANGS
 
 log = logging.getLogger(__name__)
 
 READ_TIMEOUT = 5.0  # seconds for a question to arrive whole (it is one short line)
 CONCURRENT = 8  # questions answered at once per worker; more wait for a turn
-GAMES, LANGS = (None, "mtg", "dm"), (None, "ja", "en")
 
 
 class Listener:
@@ -154,9 +154,9 @@ def _search_args(q: dict) -> dict | None:
     if q.get("protocol") != remote.PROTOCOL or q.get("op") != "search":
         return None
     query, limit, version = q.get("query"), q.get("limit"), q.get("version")
-    if not isinstance(query, str) or q.get("game") not in GAMES or q.get("lang") not in LANGS:
+    if not isinstance(query, str) or q.get("game") not in (None, *GAMES) or q.get("lang") not in (None, *LANGS):
         return None
-    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:
+    if not isinstance(limit, int) or isinstance(limit, bool) or not 1 <= limit <= 200:  # as `rulekb search --limit`
         return None
     if version is not None and not isinstance(version, str):
         return None
