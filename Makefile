@@ -34,9 +34,9 @@ $(VENV)/.test-deps: $(BIN)/rulekb pyproject.toml
 	touch $@
 
 ## Build the KB from the bundled corpus/ and serve the web app on http://$(HOST):$(PORT)/
+## (on a first run it serves today's editions after half the build, and the whole KB when it is built)
 run: $(BIN)/rulekb
-	$(BIN)/rulekb build
-	$(BIN)/rulekb serve --host $(HOST) --port $(PORT)
+	$(BIN)/rulekb serve --build --host $(HOST) --port $(PORT)
 
 ## Debian's Chromium and CJK fonts for the browser tests (Playwright drives /usr/bin/chromium).
 browser-deps:

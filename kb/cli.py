@@ -45,17 +45,27 @@ def _store(ctx: click.Context):
     help="Corpus directory with manifest.toml (default: the bundled corpus).",
 )
 @click.option("--force", is_flag=True, help="Rebuild even when the live KB was built from the same corpus and code.")
+@click.option(
+    "--current-only",
+    is_flag=True,
+    help="Today's editions alone (of each game, language and format, the newest dated edition): about half the time.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only the summary.")
 @click.option("--json", "as_json", is_flag=True, help="JSON summary on stdout (progress stays on stderr).")
 @click.pass_context
 @handles_errors
-def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool, as_json: bool) -> None:
+def build(ctx: click.Context, corpus: str | None, force: bool, current_only: bool, quiet: bool, as_json: bool) -> None:
     """(Re)build the KB from a corpus manifest; the previous KB serves until the new one is complete."""
     from kb.build import ConsoleProgress, build_kb
 
     progress = ConsoleProgress()
     stats = build_kb(
-        ctx.obj, corpus, progress=None if quiet else progress, log=None if quiet else progress.log, force=force
+        ctx.obj,
+        corpus,
+        progress=None if quiet else progress,
+        log=None if quiet else progress.log,
+        force=force,
+        current_only=current_only,
     )
     if as_json:
         emit_json({**stats, "home": str(ctx.obj.path)})
@@ -66,8 +76,9 @@ def build(ctx: click.Context, corpus: str | None, force: bool, quiet: bool, as_j
             f"({ctx.obj.path / stats['generation']}); --force rebuilds"
         )
         return
+    held = f" (today's editions; {stats['held_back']} older left out)" if stats["held_back"] else ""
     click.echo(
-        f"built {stats['documents']} documents in {stats['seconds']} s into {ctx.obj.path / stats['generation']}"
+        f"built {stats['documents']} documents{held} in {stats['seconds']} s into {ctx.obj.path / stats['generation']}"
     )
 
 
@@ -402,14 +413,53 @@ def link(
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=5000, show_default=True, type=int)
 @click.option("--workers", type=click.IntRange(1, 64), help="Server processes (default: one per core).")
+@click.option(
+    "--build",
+    "build_first",
+    is_flag=True,
+    help="Build the KB first when it is missing or out of date: today's editions before serving, "
+    "the whole KB behind the running server (pages switch to it when it is done).",
+)
+@click.option(
+    "--corpus",
+    type=click.Path(readable=False),
+    help="With --build: corpus directory with manifest.toml (default: the bundled corpus).",
+)
 @click.pass_context
 @handles_errors
-def serve(ctx: click.Context, host: str, port: int, workers: int | None) -> None:
+def serve(ctx: click.Context, host: str, port: int, workers: int | None, build_first: bool, corpus: str | None) -> None:
     """Serve the web app (production WSGI server, one process per core, read-only)."""
     from web.server import serve as run
 
+    if corpus and not build_first:
+        raise RulekbError("--corpus goes with --build (serve builds from it)")
+    behind = _build_for_serving(ctx.obj, corpus) if build_first else None
     ctx.obj.current()  # fail early, with a clear message, when nothing was built
-    run(ctx.obj.path, host=host, port=port, workers=workers)
+    run(ctx.obj.path, host=host, port=port, workers=workers, build=behind)
+
+
+def _build_for_serving(home: Home, corpus: str | None) -> list[str] | None:
+    """Make the home servable for ``serve --build``: with nothing built, build today's editions now.
+    Returns the command that builds the whole KB behind the server, or None when the live KB is it."""
+    import sys
+
+    from kb.build import ConsoleProgress, build_kb, live_state
+
+    state = live_state(home, corpus)
+    if state == "whole":
+        return None
+    if state == "none":
+        progress = ConsoleProgress()
+        stats = build_kb(home, corpus, progress=progress, log=progress.log, current_only=True)
+        if not stats["held_back"]:
+            return None  # nothing was left out: this is the whole KB
+        click.echo(
+            f"rulekb: built today's editions ({stats['documents']} documents) in {stats['seconds']} s;"
+            f" the other {stats['held_back']} are built while the server runs",
+            err=True,
+        )
+    where = ["--corpus", corpus] if corpus else []
+    return [sys.executable, "-m", "kb", "--home", str(home.path.absolute()), "build", "--quiet", *where]
 
 
 def main() -> None:

@@ -26,7 +26,7 @@ KB_LAYERS = (
     ("kb.versions",),  # order, editions, diff, lineage, history, align, glossary, clause views
     ("kb.search",),  # index, query, retrieval, ranking, results
     ("kb.links",),  # engine citations, judged against versions, suggested through search
-    ("kb.build", "kb.parsecache", "kb.cli", "kb.clierrors"),  # the faces
+    ("kb.build", "kb.parsecache", "kb.cli", "kb.clierrors", "kb.__main__"),  # the faces
 )
 INGEST_MAY_USE = {"kb.ruleid", "kb.model", "kb.errors", "kb.textio"}
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import os
+import sqlite3
 from urllib.parse import quote
 
 from flask import Flask, g, jsonify, render_template, request
 from werkzeug.exceptions import HTTPException, InternalServerError
 
-from kb.errors import InputError, NotFound, StoreError
+from kb.errors import InputError, NotFound, RulekbError, StoreError
 from web import pagecache
 from web.etags import etag
 from web.headers import add_security_headers
@@ -76,7 +77,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     @app.context_processor
     def common():
         # Percent-encoded: the path goes back into an href, and a request may carry a newline in it.
-        return {"request_path": quote(request.path, safe="/!$&'()*+,;=:@-._~")}
+        return {"request_path": quote(request.path, safe="/!$&'()*+,;=:@-._~"), "held_back": _held_back()}
 
     if app.config["PAGE_CACHE"]:
         state = app.extensions["rulekb"]
@@ -90,6 +91,17 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     if app.config["WARMUP"]:
         app.extensions["rulekb"].warm_in_background(app)
     return app
+
+
+def _held_back() -> int:
+    """Documents the live KB left out (a build of today's editions: web.state.Generation.held_back); 0
+    when it is whole or cannot be read (an error page about the KB itself)."""
+    from web.pages import generation
+
+    try:
+        return generation().held_back
+    except (RulekbError, OSError, sqlite3.Error):
+        return 0
 
 
 def _error(code: int, message: str, info: dict | None = None, *, default: bool = False):

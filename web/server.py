@@ -16,6 +16,7 @@ import functools
 import os
 import signal
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -147,9 +148,14 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 5000,
     workers: int | None = None,
+    build: list[str] | None = None,
     **options,
 ) -> None:
-    """Serve until interrupted, with ``workers`` processes (default: one per core)."""
+    """Serve until interrupted, with ``workers`` processes (default: one per core).
+
+    ``build`` is a command that builds the KB while the server runs (``rulekb serve --build``): pages
+    follow the home's live generation, so they switch to its result when it is swapped in. It is stopped
+    with the server."""
     from kb.home import Home
     from web.clisocket import bind
 
@@ -158,10 +164,13 @@ def serve(
     where = f"http://{host}:{sock.getsockname()[1]}/"
     # `rulekb search` asks this server first (kb.remote): bound once here, answered by every worker
     cli = bind(Home(home).path)
+    behind = Behind(build) if build else None
     try:
         if workers == 1:
             server = make_server(home, sock=sock, cli=cli, **options)
             print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
+            if behind:
+                behind.start(watch=True)
             try:
                 server.run()
             except KeyboardInterrupt:
@@ -170,17 +179,59 @@ def serve(
                 server.close()
             return
         print(f"rulekb: serving {where} with {workers} worker processes (Ctrl-C to stop)", flush=True)
-        Prefork(home, sock, workers, dict(options, cli=cli)).run()
+        Prefork(home, sock, workers, dict(options, cli=cli), behind=behind).run()
     finally:
+        if behind:
+            behind.stop()
         if cli is not None:
             cli.close()
+
+
+class Behind:
+    """The build that runs behind a serving ``rulekb serve --build``: started once, reported when it ends."""
+
+    def __init__(self, argv: list[str]):
+        self.argv = argv
+        self.proc: subprocess.Popen | None = None
+        self.done = False
+
+    def start(self, *, watch: bool = False) -> None:
+        """Start the build (``watch``: reap it from a thread; a prefork parent reaps it with its workers)."""
+        print("rulekb: building the whole KB behind the server; pages switch to it when it is done", flush=True)
+        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL)
+        if watch:
+            threading.Thread(target=lambda: self.ended(self.proc.wait()), name="rulekb-build", daemon=True).start()
+
+    def ended(self, code: int) -> None:
+        self.done = True
+        if code == 0:
+            print("rulekb: the whole KB is built and live", flush=True)
+        elif code in (130, -signal.SIGINT):
+            print("rulekb: the build behind the server was interrupted", flush=True)
+        else:
+            print(
+                f"rulekb: the build behind the server failed (exit {code}); still serving the KB built before",
+                flush=True,
+            )
+
+    def stop(self) -> None:
+        """Interrupt an unfinished build as Ctrl-C would: it drops its unfinished generation."""
+        if self.proc is None or self.done or self.proc.poll() is not None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            self.proc.send_signal(signal.SIGINT)
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
 
 
 class Prefork:
     """A parent that keeps ``workers`` waitress processes serving one inherited socket."""
 
-    def __init__(self, home, sock: socket.socket, workers: int, options: dict):
+    def __init__(self, home, sock: socket.socket, workers: int, options: dict, behind: Behind | None = None):
         self.home, self.sock, self.workers, self.options = home, sock, workers, options
+        self.behind = behind  # a build running beside the workers (reaped here, with them)
         self.children: dict[int, float] = {}  # pid -> started at
         self.stopping = False
 
@@ -211,6 +262,8 @@ class Prefork:
         signal.signal(signal.SIGTERM, self.stop)
         for _ in range(self.workers):
             self.spawn()
+        if self.behind:
+            self.behind.start()
         try:
             while self.children:
                 try:
@@ -220,6 +273,9 @@ class Prefork:
                     continue
                 except ChildProcessError:
                     break
+                if self.behind and self.behind.proc and pid == self.behind.proc.pid:
+                    self.behind.ended(os.waitstatus_to_exitcode(_status))
+                    continue
                 started = self.children.pop(pid, None)
                 if not self.stopping and started is not None:
                     if time.monotonic() - started < 1.0:

@@ -66,6 +66,14 @@ class Generation:
             store.share_memo(self._memo)
 
     @functools.cached_property
+    def held_back(self) -> int:
+        """How many corpus documents a build of today's editions left out (0 for a whole KB): the whole
+        KB is still being built (``rulekb serve --build``) or was never built."""
+        from kb.build import HELD_BACK_META
+
+        return int(self.store().get_meta(HELD_BACK_META) or 0)
+
+    @functools.cached_property
     def identity(self) -> str:
         """The generation's content hash (kb.home.identity): the same in every worker process."""
         return identity(self.path)

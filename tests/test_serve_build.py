@@ -1,0 +1,197 @@
+"""Serving before the whole KB is built: `rulekb build --current-only` builds today's editions alone, and
+`rulekb serve --build` serves them while the whole KB builds behind it, then switches to it."""
+
+from __future__ import annotations
+
+import http.client
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from kb.build import HELD_BACK_META, ManifestEntry, build_kb, current_editions, live_state
+from kb.home import Home
+from tests._kbfixtures import is_seed, write_manifest
+from tests.helpers import ROOT
+
+NEWER, NEWEST = "2025-02-07", "2026-01-16"
+OLDER = "2024-06-07"
+
+
+def _corpus(dest: Path) -> Path:
+    """The seeds and three English editions."""
+    dates = (OLDER, NEWER, NEWEST)
+    return write_manifest(dest, lambda e: is_seed(e) or (e.format == "cr-en" and e.effective in dates))
+
+
+def _english(home: Path) -> list[str]:
+    store = Home(home).open_store()
+    try:
+        return [v.label for v in store.versions("mtg", "en")]
+    finally:
+        store.close()
+
+
+def test_current_editions_keep_the_newest_of_each_format_and_every_undated_text():
+    def entry(name, fmt, effective="", lang="en"):
+        return ManifestEntry(path=Path(name), format=fmt, game="mtg", lang=lang, effective=effective)
+
+    entries = [
+        entry("old.txt", "cr-en", "2024-06-07"),
+        entry("new.txt", "cr-en", "2026-01-16"),
+        entry("viewer-a.txt", "viewer", "2023-11-17", "ja"),  # one edition in two files: both stay
+        entry("viewer-b.txt", "viewer", "2023-11-17", "ja"),
+        entry("cr-ja.txt", "cr-ja", "2026-01-16", "ja"),  # another format: its own newest
+        entry("wiki.txt", "mtgwiki", "", "ja"),  # undated: always
+        entry("legacy.txt", "legacy-ja", "", "ja"),
+    ]
+    kept = [e.path.name for e in current_editions(entries)]
+    assert kept == ["new.txt", "viewer-a.txt", "viewer-b.txt", "cr-ja.txt", "wiki.txt", "legacy.txt"]
+
+
+def test_a_build_of_todays_editions_then_the_whole_kb(tmp_path):
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    assert live_state(home, corpus) == "none"
+
+    stats = build_kb(home, corpus, current_only=True)
+    assert (stats["documents"], stats["held_back"]) == (6, 2)
+    assert _english(home) == ["20260116"]
+    store = Home(home).open_store()
+    assert store.get_meta(HELD_BACK_META) == "2"
+    store.close()
+    assert live_state(home, corpus) == "current"
+    assert build_kb(home, corpus, current_only=True).get("reused")  # today's editions again: kept
+
+    stats = build_kb(home, corpus)  # the whole KB is not the one built
+    assert not stats.get("reused") and stats["held_back"] == 0
+    assert _english(home) == ["20240607", "20250207", "20260116"]
+    store = Home(home).open_store()
+    assert store.get_meta(HELD_BACK_META) is None
+    store.close()
+    assert live_state(home, corpus) == "whole"
+    again = build_kb(home, corpus, current_only=True)  # the whole KB holds today's editions
+    assert again.get("reused") and again["documents"] == 8
+
+
+def test_a_corpus_with_nothing_to_hold_back_builds_whole(tmp_path):
+    corpus, home = write_manifest(tmp_path / "corpus", is_seed), tmp_path / "home"
+    stats = build_kb(home, corpus, current_only=True)
+    assert stats["held_back"] == 0
+    assert live_state(home, corpus) == "whole"
+    assert live_state(home, _corpus(tmp_path / "other")) == "stale"
+
+
+# -- rulekb serve --build: real server processes ---------------------------------------------------------
+
+
+class Served:
+    """A `rulekb serve --build` process; its stdout read line by line."""
+
+    def __init__(self, home: Path, corpus: Path):
+        argv = [sys.executable, "-m", "kb", "--home", str(home), "serve", "--build", "--corpus", str(corpus)]
+        self.proc = subprocess.Popen(
+            [*argv, "--port", "0", "--workers", "2"],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        self.lines: list[str] = []
+        self.port = int(self.until("serving http://").split("127.0.0.1:")[1].split("/")[0])
+
+    def until(self, text: str) -> str:
+        for line in self.proc.stdout:
+            self.lines.append(line)
+            if text in line:
+                return line
+        raise AssertionError(f"{text!r} never printed; stdout: {self.lines}; stderr: {self.proc.stderr.read()}")
+
+    def get(self, path: str) -> str:
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        assert resp.status == 200, path
+        return resp.read().decode()
+
+    def stop(self) -> int:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+        return self.proc.wait(timeout=60)
+
+
+def _processes_of(home: Path) -> list[str]:
+    """Command lines of live processes that name ``home`` (the build behind a server names it)."""
+    out = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(home).encode() in args:
+            out.append(b" ".join(args).decode(errors="replace"))
+    return out
+
+
+@pytest.mark.heavy
+def test_serve_build_serves_todays_editions_then_the_whole_kb(tmp_path):
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    served = Served(home, corpus)
+    try:
+        first = served.get("/versions")  # asked as soon as it serves: the whole KB takes seconds more
+        assert 'class="building"' in first and "2 more documents" in first
+        assert "20260116" in first and "20240607" not in first
+        served.until("the whole KB is built and live")
+        later = served.get("/versions")
+        assert 'class="building"' not in later
+        assert "20240607" in later and "20250207" in later
+    finally:
+        assert served.stop() == 0
+    assert live_state(home, corpus) == "whole"
+
+    again = Served(home, corpus)  # the whole KB is live: nothing is built
+    try:
+        assert 'class="building"' not in again.get("/versions")
+    finally:
+        again.stop()
+    assert not any("building the whole KB" in line for line in again.lines)
+
+
+@pytest.mark.heavy
+def test_stopping_the_server_stops_the_build_behind_it(tmp_path):
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    build_kb(home, corpus, current_only=True)
+    live = Home(home).current()
+    served = Served(home, corpus)  # today's editions are live: it serves them at once, builds behind
+    served.until("building the whole KB behind the server")
+    deadline = time.time() + 30
+    while not any(" build " in p for p in _processes_of(home)) and time.time() < deadline:
+        time.sleep(0.05)
+    assert served.stop() == 0
+    assert not _processes_of(home)  # the build and its workers are gone
+    assert Home(home).current() == live  # the KB served before is still live
+    assert sorted(p.name for p in home.glob("gen-*")) == [live.name]  # the unfinished one was dropped
+
+
+@pytest.mark.heavy
+def test_a_failed_build_behind_the_server_leaves_todays_editions_serving(tmp_path):
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    bad = tmp_path / "corpus" / "broken.txt"
+    bad.write_text("This is not a rules text.\n", encoding="utf-8")
+    manifest = corpus / "manifest.toml"
+    manifest.write_text(
+        manifest.read_text(encoding="utf-8")
+        + f'\n[[document]]\npath = "{bad}"\nformat = "cr-en"\ngame = "mtg"\nlang = "en"\neffective = "2001-01-01"\n',
+        encoding="utf-8",
+    )
+    served = Served(home, corpus)
+    try:
+        served.until("the build behind the server failed (exit 1)")
+        assert 'class="building"' in served.get("/versions")
+        assert served.proc.poll() is None  # still serving
+    finally:
+        served.stop()
+    assert "broken.txt" in served.proc.stderr.read()  # the build's one-line error names the file
+    assert live_state(home, corpus) == "current"
