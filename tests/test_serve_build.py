@@ -90,10 +90,10 @@ def test_a_corpus_with_nothing_to_hold_back_builds_whole(tmp_path):
 class Served:
     """A `rulekb serve --build` process; its stdout read line by line."""
 
-    def __init__(self, home: Path, corpus: Path):
+    def __init__(self, home: Path, corpus: Path, workers: int = 2):
         argv = [sys.executable, "-m", "kb", "--home", str(home), "serve", "--build", "--corpus", str(corpus)]
         self.proc = subprocess.Popen(
-            [*argv, "--port", "0", "--workers", "2"],
+            [*argv, "--port", "0", "--workers", str(workers)],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -160,11 +160,12 @@ def test_serve_build_serves_todays_editions_then_the_whole_kb(tmp_path):
 
 
 @pytest.mark.heavy
-def test_stopping_the_server_stops_the_build_behind_it(tmp_path):
+@pytest.mark.parametrize("workers", [1, 2])  # one process stops on SIGTERM as the prefork parent does
+def test_stopping_the_server_stops_the_build_behind_it(tmp_path, workers):
     corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
     build_kb(home, corpus, current_only=True)
     live = Home(home).current()
-    served = Served(home, corpus)  # today's editions are live: it serves them at once, builds behind
+    served = Served(home, corpus, workers)  # today's editions are live: it serves them at once, builds behind
     served.until("building the whole KB behind the server")
     deadline = time.time() + 30
     while not any(" build " in p for p in _processes_of(home)) and time.time() < deadline:

@@ -171,6 +171,7 @@ def serve(
             print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
             if behind:
                 behind.start(watch=True)
+            signal.signal(signal.SIGTERM, _interrupt)  # stop as Ctrl-C does: the build behind stops too
             try:
                 server.run()
             except KeyboardInterrupt:
@@ -185,6 +186,10 @@ def serve(
             behind.stop()
         if cli is not None:
             cli.close()
+
+
+def _interrupt(*_args) -> None:
+    raise KeyboardInterrupt
 
 
 class Behind:
