@@ -347,15 +347,22 @@ def current_fingerprint(whole: str) -> str:
 
 
 def live_state(home: Home | str | None, corpus_dir: str | Path | None = None) -> str:
-    """How the live KB stands against a corpus: "none" (nothing built), "whole" (built from that corpus
-    and code), "current" (today's editions of it: ``build_kb(current_only=True)``) or "stale"."""
+    """How the live KB stands against a corpus: "none" (nothing built), "unreadable" (a store this code
+    cannot open), "whole" (built from that corpus and code), "current" (today's editions of it:
+    ``build_kb(current_only=True)``) or "stale" (another corpus or code)."""
     home = home if isinstance(home, Home) else Home(home)
     corpus = Path(corpus_dir) if corpus_dir else BUNDLED_CORPUS
     entries = read_manifest(corpus)
     check_corpus(entries)
+    if not home.exists():
+        return "none"
+    try:
+        home.open_store().close()
+    except StoreError:
+        return "unreadable"
     live = _live_fingerprint(home)
     if live is None:
-        return "stale" if home.exists() else "none"
+        return "stale"
     fp = fingerprint(corpus, entries)
     return "whole" if live[0] == fp else "current" if live[0] == current_fingerprint(fp) else "stale"
 

@@ -439,8 +439,9 @@ def serve(ctx: click.Context, host: str, port: int, workers: int | None, build_f
 
 
 def _build_for_serving(home: Home, corpus: str | None) -> list[str] | None:
-    """Make the home servable for ``serve --build``: with nothing built, build today's editions now.
-    Returns the command that builds the whole KB behind the server, or None when the live KB is it."""
+    """Make the home servable for ``serve --build``: with nothing built (or nothing this code can read),
+    build today's editions now; an out-of-date KB serves meanwhile as it is. Returns the command that
+    builds the whole KB behind the server, or None when the live KB is it."""
     import sys
 
     from kb.build import ConsoleProgress, build_kb, live_state
@@ -448,7 +449,7 @@ def _build_for_serving(home: Home, corpus: str | None) -> list[str] | None:
     state = live_state(home, corpus)
     if state == "whole":
         return None
-    if state == "none":
+    if state in ("none", "unreadable"):
         progress = ConsoleProgress()
         stats = build_kb(home, corpus, progress=progress, log=progress.log, current_only=True)
         if not stats["held_back"]:

@@ -196,3 +196,10 @@ def test_a_failed_build_behind_the_server_leaves_todays_editions_serving(tmp_pat
         served.stop()
     assert "broken.txt" in served.proc.stderr.read()  # the build's one-line error names the file
     assert live_state(home, corpus) == "current"
+
+
+def test_a_store_this_code_cannot_read_is_told_apart(tmp_path):
+    corpus, home = write_manifest(tmp_path / "corpus", is_seed), tmp_path / "home"
+    build_kb(home, corpus)
+    (Home(home).current() / "kb.sqlite").write_bytes(b"not a database, not even close" * 100)
+    assert live_state(home, corpus) == "unreadable"  # `serve --build` builds before serving, not behind
