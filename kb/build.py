@@ -35,6 +35,7 @@ from kb.textio import read_input
 from kb.versions import align, editions, editorial, lineage, order, staleref
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
+ANALYSED = "analysed.pickle"  # in the home's cache: the last index build's text analyses, by content
 HELD_BACK_META = "held_back"  # store meta of a build of today's editions: how many documents it left out
 
 
@@ -265,16 +266,23 @@ def derive(store: Store, progress: Progress | None = None) -> dict:
     return stats
 
 
-def finish_store(store: Store, index_dir: Path, progress: Progress | None = None, previous: Path | None = None) -> dict:
+def finish_store(
+    store: Store,
+    index_dir: Path,
+    progress: Progress | None = None,
+    previous: Path | None = None,
+    carry: Path | None = None,
+) -> dict:
     """Derived data after ingestion (``derive``), then the search index (reusing the sentence vectors of
-    the ``previous`` generation's index: only new texts are embedded)."""
+    the ``previous`` generation's index, and the text analyses kept in ``carry``: only new texts are
+    embedded and analysed)."""
     stats = derive(store, progress)
     store.commit()
     t1 = time.perf_counter()
     if index_dir.exists():
         shutil.rmtree(index_dir)
     sources = [previous / semantic.VECTORS_FILE] if previous is not None else []
-    stats["index"] = index.build_index(store, index_dir, progress, vector_sources=sources)
+    stats["index"] = index.build_index(store, index_dir, progress, vector_sources=sources, carry=carry)
     stats["index_seconds"] = round(time.perf_counter() - t1, 2)
     return stats
 
@@ -329,7 +337,7 @@ def build_kb(
             if held_back:
                 store.set_meta(HELD_BACK_META, str(held_back))
             store.commit()
-            stats = finish_store(store, gen / INDEX_DIR, progress, _live_index(home))
+            stats = finish_store(store, gen / INDEX_DIR, progress, _live_index(home), _carried(home))
             store.set_meta("built_at", time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()))
             store.commit()
         finally:
@@ -381,6 +389,11 @@ def _live_index(home: Home) -> Path | None:
     return home.current() / INDEX_DIR if home.exists() else None
 
 
+def _carried(home: Home) -> Path:
+    """Where a home keeps the text analyses of its last index build (kb.search.ahead.Carried)."""
+    return home.path / CACHE_DIR / ANALYSED
+
+
 def _live_fingerprint(home: Home) -> tuple[str, str] | None:
     """(fingerprint, built_at) of the live KB, or None when there is none or it cannot be read."""
     if not home.exists():
@@ -426,7 +439,7 @@ def ingest_files(
                     progress(i, len(paths), "ingest")
             if any(not r.skipped for r in reports):
                 store.commit()
-                finish_store(store, gen / INDEX_DIR, progress, _live_index(home))
+                finish_store(store, gen / INDEX_DIR, progress, _live_index(home), _carried(home))
             elif (home.current() / INDEX_DIR).is_dir():
                 shutil.copytree(home.current() / INDEX_DIR, gen / INDEX_DIR)  # nothing new: same index
             store.commit()

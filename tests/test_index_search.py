@@ -358,7 +358,6 @@ def test_an_index_made_ahead_on_two_processes_is_the_one_a_single_process_writes
     """The build indexes the text fields in worker processes ahead of its one writer (kb.search.ahead,
     issue 20): the same terms, postings, stored fields, vector rows, term table and thesaurus keys as
     one process, and no patched field left in the schema the index keeps."""
-    import hashlib
 
     import numpy as np
     from whoosh import index as windex
@@ -381,15 +380,7 @@ def test_an_index_made_ahead_on_two_processes_is_the_one_a_single_process_writes
 
     monkeypatch.setattr(ahead.Ahead, "set", counting)
 
-    def digest(path):
-        h = hashlib.sha256()
-        with windex.open_dir(str(path)).searcher() as s:
-            r = s.reader()
-            for fn, t in r.all_terms():
-                h.update(repr((fn, t, r.frequency(fn, t), list(r.postings(fn, t).all_items()))).encode())
-            for d in range(r.doc_count_all()):
-                h.update(repr(sorted(r.stored_fields(d).items())).encode())
-        return h.hexdigest()
+    digest = _index_digest
 
     made_ahead.append(0)
     one = build_index(store, tmp_path / "one", procs=1)
@@ -516,3 +507,73 @@ def test_the_union_of_postings_is_numpys_unique_of_them():
         parts = parts or [np.zeros(0, dtype=np.int32)]
         got = _union(parts)
         assert got.dtype == np.int32 and got.tolist() == np.unique(np.concatenate(parts)).tolist()
+
+
+def _index_digest(path) -> str:
+    """A hash of every term's postings and every stored field of an index."""
+    import hashlib
+
+    from whoosh import index as windex
+
+    h = hashlib.sha256()
+    with windex.open_dir(str(path)).searcher() as s:
+        r = s.reader()
+        for fn, t in r.all_terms():
+            h.update(repr((fn, t, r.frequency(fn, t), list(r.postings(fn, t).all_items()))).encode())
+        for d in range(r.doc_count_all()):
+            h.update(repr(sorted(r.stored_fields(d).items())).encode())
+    return h.hexdigest()
+
+
+@pytest.mark.parametrize("procs", [1, 2])
+def test_analyses_carried_from_the_last_build_make_the_same_index(tmp_path, monkeypatch, procs):
+    """A rebuild takes the Japanese texts' analyses the last build kept (kb.search.ahead.Carried, issue 20:
+    today's editions, then the whole KB) and analyses only texts it has not seen: the index is the same
+    as one built from nothing. Analyses made under another vocabulary or code, or a damaged file, are
+    not used."""
+    from kb.search import ahead
+    from kb.search import index as kbindex
+
+    store = Store.create(str(tmp_path / "kb.sqlite"))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        if e.lang == "ja":
+            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    store.commit()
+    monkeypatch.setattr(kbindex, "AHEAD_CHUNK", 20)  # many jobs from a small corpus
+    analysed: list[str] = []  # the Japanese texts analysed, in this process or in forked workers
+    log = tmp_path / "analysed.log"
+    index_doc = ahead._index_doc
+
+    def counting(doc, schema, names):
+        if doc.get("ja"):
+            with open(log, "a", encoding="utf-8") as fh:
+                fh.write(doc["key"] + "\n")
+        return index_doc(doc, schema, names)
+
+    monkeypatch.setattr(ahead, "_index_doc", counting)
+
+    def build(name: str) -> tuple[str, list[str]]:
+        log.write_text("", encoding="utf-8")
+        build_index(store, tmp_path / name, procs=procs, carry=carry)
+        analysed[:] = log.read_text(encoding="utf-8").split()
+        return _index_digest(tmp_path / name), list(analysed)
+
+    build_index(store, tmp_path / "plain", procs=procs)
+    plain = _index_digest(tmp_path / "plain")
+    carry = tmp_path / "cache" / "analysed.pickle"
+    first_digest, first = build("first")
+    assert first_digest == plain and len(first) > 40 and carry.exists()
+    again_digest, again = build("again")
+    assert again_digest == plain and again == []  # nothing analysed twice
+
+    saved = carry.read_bytes()
+    monkeypatch.setattr(kbindex, "carry_fingerprint", lambda vocab: "another vocabulary or code")
+    other_digest, other = build("other")
+    assert other_digest == plain and sorted(other) == sorted(first)
+    monkeypatch.undo()
+    monkeypatch.setattr(kbindex, "AHEAD_CHUNK", 20)
+    monkeypatch.setattr(ahead, "_index_doc", counting)
+    carry.write_bytes(saved[: len(saved) // 2])  # cut short: read as nothing carried
+    cut_digest, cut = build("cut")
+    assert cut_digest == plain and sorted(cut) == sorted(first)
+    store.close()

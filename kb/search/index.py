@@ -9,6 +9,7 @@ filters are plain term filters. Glossary terms and wiki articles are indexed bes
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import pickle
@@ -17,6 +18,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
+from importlib.metadata import version
 from pathlib import Path
 
 from whoosh import index as windex
@@ -32,8 +34,8 @@ from kb.analysis import (
     title_key,
 )
 from kb.model import Progress, default_workers
-from kb.search import semantic
-from kb.search.ahead import Ahead, indexed_ahead
+from kb.search import ahead, semantic
+from kb.search.ahead import Ahead, Carried, indexed_ahead
 from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
 TERMS_FILE = "terms.json"
@@ -219,6 +221,7 @@ def build_index(
     *,
     procs: int | None = None,
     vector_sources: list[Path] = (),
+    carry: Path | None = None,
 ) -> dict:
     """Build a fresh index in ``index_dir`` (which must not exist yet) from ``store``.
 
@@ -258,8 +261,9 @@ def build_index(
     total = len(docs)
     workers = default_workers() if procs is None else procs
     ahead = Ahead()
+    carried = Carried(carry, carry_fingerprint(vocab), _worth_carrying) if carry else None
     with ahead.fields(writer.schema, current.schema):
-        for done, (doc, made) in enumerate(indexed_ahead(docs, schema, workers, AHEAD_CHUNK), 1):
+        for done, (doc, made) in enumerate(indexed_ahead(docs, schema, workers, AHEAD_CHUNK, carried), 1):
             ahead.set(doc, made)
             writer.add_document(**doc)
             in_current = "default" in doc["vers"].split()
@@ -281,6 +285,8 @@ def build_index(
 
     with _lengths_looked_up_once():
         _at_once(writer.commit, the_rest, fork=workers >= 2)
+    if carried:
+        carried.save()
     if progress:
         progress(total, total, "index")
     t1 = time.perf_counter()
@@ -296,6 +302,21 @@ def build_index(
         "dense": dense,
         "dense_seconds": round(time.perf_counter() - t1, 2),
     }
+
+
+def carry_fingerprint(vocab) -> str:
+    """What a text field's analysis depends on (kb.search.ahead.Carried): the vocabulary, the analysis
+    and schema code, and the versions of Janome and Whoosh."""
+    h = hashlib.sha256(analysis_fingerprint(vocab).encode())
+    for module in (sys.modules[__name__], ahead):
+        h.update(Path(module.__file__).read_bytes())
+    h.update(version("whoosh").encode())
+    return h.hexdigest()
+
+
+def _worth_carrying(doc: dict) -> bool:
+    """Japanese texts: Janome is most of a document's analysis."""
+    return bool(doc.get("ja"))
 
 
 def _write_keys(index_dir: Path, schema: Schema, table: dict) -> None:
