@@ -354,6 +354,16 @@ def test_a_searcher_starts_from_the_thesaurus_keys_the_build_wrote(kb, monkeypat
     assert read.to_english(["ブロック", "クリーチャー"]) == fresh.to_english(["ブロック", "クリーチャー"])
 
 
+def _japanese_seeds(path) -> Store:
+    """A store of the Japanese seed texts."""
+    store = Store.create(str(path))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        if e.lang == "ja":
+            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    store.commit()
+    return store
+
+
 def test_an_index_made_ahead_on_two_processes_is_the_one_a_single_process_writes(tmp_path, monkeypatch):
     """The build indexes the text fields in worker processes ahead of its one writer (kb.search.ahead,
     issue 20): the same terms, postings, stored fields, vector rows, term table and thesaurus keys as
@@ -365,11 +375,7 @@ def test_an_index_made_ahead_on_two_processes_is_the_one_a_single_process_writes
     from kb.search import ahead
     from kb.search import index as kbindex
 
-    store = Store.create(str(tmp_path / "kb.sqlite"))
-    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
-        if e.lang == "ja":
-            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
-    store.commit()
+    store = _japanese_seeds(tmp_path / "kb.sqlite")
     monkeypatch.setattr(kbindex, "AHEAD_CHUNK", 20)  # many jobs from a small corpus
     made_ahead = []  # per build: documents whose fields the workers indexed
     set_doc = ahead.Ahead.set
@@ -534,11 +540,7 @@ def test_analyses_carried_from_the_last_build_make_the_same_index(tmp_path, monk
     from kb.search import ahead
     from kb.search import index as kbindex
 
-    store = Store.create(str(tmp_path / "kb.sqlite"))
-    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
-        if e.lang == "ja":
-            ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
-    store.commit()
+    store = _japanese_seeds(tmp_path / "kb.sqlite")
     monkeypatch.setattr(kbindex, "AHEAD_CHUNK", 20)  # many jobs from a small corpus
     analysed: list[str] = []  # the Japanese texts analysed, in this process or in forked workers
     log = tmp_path / "analysed.log"
