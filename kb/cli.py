@@ -433,9 +433,11 @@ def serve(ctx: click.Context, host: str, port: int, workers: int | None, build_f
 
     if corpus and not build_first:
         raise RulekbError("--corpus goes with --build (serve builds from it)")
-    behind = _build_for_serving(ctx.obj, corpus) if build_first else None
-    ctx.obj.current()  # fail early, with a clear message, when nothing was built
-    run(ctx.obj.path, host=host, port=port, workers=workers, build=behind)
+    if not build_first:
+        ctx.obj.current()  # fail early, with a clear message, when nothing was built
+    # With --build, the port is taken first: a port in use fails before a build, not after it.
+    prepare = (lambda: _build_for_serving(ctx.obj, corpus)) if build_first else None
+    run(ctx.obj.path, host=host, port=port, workers=workers, prepare=prepare)
 
 
 def _build_for_serving(home: Home, corpus: str | None) -> list[str] | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import signal
 import subprocess
@@ -203,3 +204,55 @@ def test_a_store_this_code_cannot_read_is_told_apart(tmp_path):
     build_kb(home, corpus)
     (Home(home).current() / "kb.sqlite").write_bytes(b"not a database, not even close" * 100)
     assert live_state(home, corpus) == "unreadable"  # `serve --build` builds before serving, not behind
+
+
+def test_a_taken_port_fails_before_anything_is_built(tmp_path):
+    import socket
+
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        argv = [sys.executable, "-m", "kb", "--home", str(home), "serve", "--build", "--corpus", str(corpus)]
+        proc = subprocess.run([*argv, "--port", str(port)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert proc.stderr.strip().splitlines() == [f"rulekb: cannot listen on 127.0.0.1:{port}: Address already in use"]
+    assert live_state(home, corpus) == "none"  # nothing was built
+
+
+@pytest.mark.heavy
+def test_a_request_made_while_todays_editions_build_is_answered_when_they_are_served(tmp_path):
+    """The port is held from the start: a browser opened at once waits, and gets the page."""
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    argv = [sys.executable, "-m", "kb", "--home", str(home), "serve", "--build", "--corpus", str(corpus)]
+    with socket_port() as port:
+        pass
+    proc = subprocess.Popen([*argv, "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 30
+        while True:  # connect as soon as the port is held, while today's editions are still building
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                conn.connect()
+                break
+            except ConnectionRefusedError:
+                assert time.time() < deadline, "the port was never held"
+                time.sleep(0.05)
+        assert live_state(home, corpus) == "none"  # asked before anything was built
+        conn.request("GET", "/versions")
+        resp = conn.getresponse()
+        assert resp.status == 200 and b"20260116" in resp.read()
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
+
+
+@contextlib.contextmanager
+def socket_port():
+    """A port free a moment ago."""
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        yield s.getsockname()[1]

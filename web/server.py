@@ -20,6 +20,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 
 from kb.errors import RulekbError
 from kb.model import default_workers
@@ -148,19 +149,27 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 5000,
     workers: int | None = None,
-    build: list[str] | None = None,
+    prepare: Callable[[], list[str] | None] | None = None,
     **options,
 ) -> None:
     """Serve until interrupted, with ``workers`` processes (default: one per core).
 
-    ``build`` is a command that builds the KB while the server runs (``rulekb serve --build``): pages
-    follow the home's live generation, so they switch to its result when it is swapped in. It is stopped
-    with the server."""
+    ``prepare`` (``rulekb serve --build``) runs once the port is held, before anything serves: it builds
+    what must be there to serve (a request meanwhile waits in the socket's backlog; a taken port fails
+    before any build) and returns a command that builds the rest while the server runs, or None. Pages
+    follow the home's live generation, so they switch to that build's result when it is swapped in. It
+    is stopped with the server."""
     from kb.home import Home
     from web.clisocket import bind
 
     workers = workers or default_workers()
     sock = listen(host, port)
+    try:
+        build = prepare() if prepare else None
+        Home(home).current()  # nothing to serve: a one-line error
+    except BaseException:
+        sock.close()
+        raise
     where = f"http://{host}:{sock.getsockname()[1]}/"
     # `rulekb search` asks this server first (kb.remote): bound once here, answered by every worker
     cli = bind(Home(home).path)
@@ -168,11 +177,11 @@ def serve(
     try:
         if workers == 1:
             server = make_server(home, sock=sock, cli=cli, **options)
-            print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
-            if behind:
-                behind.start(watch=True)
             signal.signal(signal.SIGTERM, _interrupt)  # stop as Ctrl-C does: the build behind stops too
             try:
+                print(f"rulekb: serving {where} (Ctrl-C to stop)", flush=True)
+                if behind:
+                    behind.start(watch=True)
                 server.run()
             except KeyboardInterrupt:
                 pass
