@@ -89,7 +89,7 @@ def indexed_ahead(
 
 
 class Carried:
-    """Text fields' analyses carried from one build to the next, by content (``HOME/cache/analysed``).
+    """Text fields' analyses carried from one build to the next, by content (``HOME/cache/analysed.pickle``).
 
     A rebuild (today's editions, then the whole KB; an edition added) analyses again only the texts it has
     not seen: Janome and the postings' encoding are most of an index's work. An analysis is reused only
@@ -100,10 +100,11 @@ class Carried:
         self.path, self.fingerprint, self.worth = Path(path), fingerprint, worth
         self.old: dict[bytes, dict] = {}
         self.new: dict[bytes, dict] = {}
-        with contextlib.suppress(OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError):
+        # A missing, damaged or foreign file carries nothing: everything is analysed, as in a first build.
+        with contextlib.suppress(OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError):
             with open(self.path, "rb") as fh:
                 saved = pickle.load(fh)
-            if saved.get("fingerprint") == fingerprint:
+            if saved.get("fingerprint") == fingerprint and isinstance(saved.get("made"), dict):
                 self.old = saved["made"]
 
     @staticmethod
