@@ -162,15 +162,25 @@ def test_serve_build_serves_todays_editions_then_the_whole_kb(tmp_path):
 
 @pytest.mark.heavy
 @pytest.mark.parametrize("workers", [1, 2])  # one process stops on SIGTERM as the prefork parent does
-def test_stopping_the_server_stops_the_build_behind_it(tmp_path, workers):
+@pytest.mark.parametrize("when", ["starting", "building"])
+def test_stopping_the_server_stops_the_build_behind_it(tmp_path, workers, when):
+    """Stopped as the build's process appears (a signal inside the server's Popen must not lose it), or
+    once it writes its generation (interrupted, it drops it)."""
     corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
     build_kb(home, corpus, current_only=True)
     live = Home(home).current()
     served = Served(home, corpus, workers)  # today's editions are live: it serves them at once, builds behind
     served.until("building the whole KB behind the server")
     deadline = time.time() + 30
-    while not any(" build " in p for p in _processes_of(home)) and time.time() < deadline:
-        time.sleep(0.05)
+
+    def started() -> bool:
+        if when == "starting":
+            return any(" build " in p for p in _processes_of(home))
+        return any(p.name != live.name for p in home.glob("gen-*"))
+
+    while not started():
+        assert time.time() < deadline, f"the build behind the server never got to {when}"
+        time.sleep(0.02)
     assert served.stop() == 0
     assert not _processes_of(home)  # the build and its workers are gone
     assert Home(home).current() == live  # the KB served before is still live

@@ -201,6 +201,30 @@ def _interrupt(*_args) -> None:
     raise KeyboardInterrupt
 
 
+@contextlib.contextmanager
+def _signals_held():
+    """Hold SIGINT and SIGTERM while the build behind the server starts, and deliver them after.
+
+    Stopping must find the build started (to interrupt it) or not started at all: a KeyboardInterrupt
+    raised inside ``Popen`` would leave a running build nobody knows of. And the build is interrupted
+    with SIGINT (it then drops its unfinished generation): a server started in the background has
+    SIGINT ignored, which a child keeps across exec, while a handler (this one) becomes the default."""
+    held: list[int] = []
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig, old in previous.items():
+        if old is not None:  # None: a handler not set from Python, left alone
+            signal.signal(sig, lambda signum, _frame: held.append(signum))
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            if old is not None:
+                signal.signal(sig, old)
+        for sig in held:
+            if previous[sig] != signal.SIG_IGN:
+                signal.raise_signal(sig)  # now, to the handler it was meant for
+
+
 class Behind:
     """The build that runs behind a serving ``rulekb serve --build``: started once, reported when it ends."""
 
@@ -212,7 +236,8 @@ class Behind:
     def start(self, *, watch: bool = False) -> None:
         """Start the build (``watch``: reap it from a thread; a prefork parent reaps it with its workers)."""
         print("rulekb: building the whole KB behind the server; pages switch to it when it is done", flush=True)
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL)
+        with _signals_held():
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL)
         if watch:
             threading.Thread(target=lambda: self.ended(self.proc.wait()), name="rulekb-build", daemon=True).start()
 
