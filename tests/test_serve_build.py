@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import http.client
+import json
 import signal
 import subprocess
 import sys
@@ -144,10 +145,12 @@ def test_serve_build_serves_todays_editions_then_the_whole_kb(tmp_path):
         first = served.get("/versions")  # asked as soon as it serves: the whole KB takes seconds more
         assert 'class="building"' in first and "2 more documents" in first
         assert "20260116" in first and "20240607" not in first
+        assert json.loads(served.get("/api/versions"))["held_back"] == 2  # what JSON clients are told
         served.until("the whole KB is built and live")
         later = served.get("/versions")
         assert 'class="building"' not in later
         assert "20240607" in later and "20250207" in later
+        assert json.loads(served.get("/api/versions"))["held_back"] == 0
     finally:
         assert served.stop() == 0
     assert live_state(home, corpus) == "whole"

@@ -34,8 +34,12 @@ _DEPTH = {"section": 0, "rule": 1, "clause": 2, "subclause": 3}
 
 @twin(bp, "/versions", "versions.html")
 def versions():
-    """Every version with its dates, counts and partial flag, and what its update changed."""
-    return generation().cached(("versions",), lambda: {"versions": updates.versions_with_changes(store())})
+    """Every version with its dates, counts and partial flag, and what its update changed; ``held_back``:
+    how many corpus documents a KB of today's editions left out (0 for the whole KB)."""
+    gen = generation()
+    return gen.cached(
+        ("versions",), lambda: {"versions": updates.versions_with_changes(store()), "held_back": gen.held_back}
+    )
 
 
 _HEAD = 200  # characters of each text the contents read (an excerpt shows 70)
