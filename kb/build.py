@@ -25,7 +25,7 @@ from ingest import damage
 from ingest.common import Hints
 from kb import ruleid
 from kb.errors import InputError, StoreError, printable
-from kb.home import INDEX_DIR, STORE_FILE, Home
+from kb.home import HELD_BACK_META, INDEX_DIR, STORE_FILE, Home
 from kb.model import PROVENANCES, ParsedVersion, Progress
 from kb.parsecache import CACHE_DIR, Job, Parsed, default_workers, parse_corpus
 from kb.search import index, semantic
@@ -36,7 +36,6 @@ from kb.versions import align, editions, editorial, lineage, order, staleref
 
 BUNDLED_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 ANALYSED = "analysed.pickle"  # in the home's cache: the last index build's text analyses, by content
-HELD_BACK_META = "held_back"  # store meta of a build of today's editions: how many documents it left out
 
 
 @dataclass

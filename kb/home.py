@@ -29,6 +29,7 @@ from kb.store import Store, copy_database
 STORE_FILE = "kb.sqlite"
 INDEX_DIR = "index"
 IDENTITY_FILE = "content.sha256"
+HELD_BACK_META = "held_back"  # store meta of a build of today's editions: how many documents it left out
 
 
 def default_home() -> Path:

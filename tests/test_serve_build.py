@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from kb.build import HELD_BACK_META, ManifestEntry, build_kb, current_editions, live_state
-from kb.home import Home
+from kb.build import ManifestEntry, build_kb, current_editions, live_state
+from kb.home import HELD_BACK_META, Home
 from tests._kbfixtures import is_seed, write_manifest
 from tests.helpers import ROOT
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kb.errors import StoreError
-from kb.home import INDEX_DIR, STORE_FILE, Home, identity
+from kb.home import HELD_BACK_META, INDEX_DIR, STORE_FILE, Home, identity
 from kb.search.searcher import Searcher
 from kb.store import Store
 
@@ -69,8 +69,6 @@ class Generation:
     def held_back(self) -> int:
         """How many corpus documents a build of today's editions left out (0 for a whole KB): the whole
         KB is still being built (``rulekb serve --build``) or was never built."""
-        from kb.build import HELD_BACK_META
-
         return int(self.store().get_meta(HELD_BACK_META) or 0)
 
     @functools.cached_property
