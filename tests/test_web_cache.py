@@ -71,6 +71,21 @@ def test_two_worker_processes_give_the_same_etag_and_each_answers_the_others_304
         assert client.get(url, headers={"If-None-Match": other[url][0]}).status_code == 304
 
 
+def test_apps_with_other_page_settings_on_one_home_keep_their_pages_apart(home):
+    # a contents folded by section (a small CONTENTS_FOLD) is another page than the whole one: it gets its own
+    # tag and its own copy on disk, whichever app computed its version first
+    url = "/api/mtg/ja/20231117.0/"
+    folded = create_app(home, {**CONFIG, "CONTENTS_FOLD": 3, "CONTENTS_PART": 3}).test_client()
+    whole = create_app(home, CONFIG).test_client()
+    first = folded.get(url)
+    second = whole.get(url)
+    assert first.get_json()["folded"] is True and second.get_json()["folded"] is False
+    assert first.headers["ETag"] != second.headers["ETag"]
+    assert whole.get(url, headers={"If-None-Match": first.headers["ETag"]}).status_code == 200  # not a 304
+    again = create_app(home, {**CONFIG, "CONTENTS_FOLD": 3, "CONTENTS_PART": 3}).test_client().get(url)
+    assert again.get_json()["folded"] is True and again.headers["ETag"] == first.headers["ETag"]
+
+
 def test_the_etag_names_the_content_not_the_generation_directory(tmp_path):
     from tests._webkb import versions
 
@@ -135,11 +150,13 @@ def test_writes_are_atomic_under_concurrent_workers(home):
     assert not [p for p in root.rglob(".tmp-*")]
     disk = DiskCache(root)
     gen = apps[0].extensions["rulekb"].current()
-    from web.etags import page_key
+    from web import PAGE_SHAPING
+    from web.etags import page_key, settings_version
 
+    settings = settings_version(apps[0].config, PAGE_SHAPING)
     for url in PAGES:
         path, _, query = url.partition("?")
-        stored = disk.get(gen.identity, page_key(gen.identity, path, query))
+        stored = disk.get(gen.identity, page_key(gen.identity, path, query, settings))
         assert stored is not None and stored[1] == next(iter(bodies[url]))
         assert not [k for k, _ in stored[0] if k.lower() in ("date", "content-length")]  # each answer its own
 

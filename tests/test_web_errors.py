@@ -141,7 +141,7 @@ def test_missing_kb_answers_503(tmp_path):
     assert client.get("/api/versions").get_json()["status"] == 503
 
 
-def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch, caplog):
+def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch, caplog, tmp_path):
     import kb.links
     import kb.versions.align
     import kb.versions.compare
@@ -160,7 +160,7 @@ def test_failing_sections_leave_pages_working_and_are_logged(client, monkeypatch
         (kb.versions.align, "align"),
     ):
         monkeypatch.setattr(module, name, broken)
-    app = create_app(client.application.extensions["rulekb"].home.path)
+    app = create_app(client.application.extensions["rulekb"].home.path, {"PAGE_CACHE_DIR": tmp_path})  # patched
     c = app.test_client()
     data = c.get("/api/mtg/ja/20231117.0/509.1c").get_json()
     assert (

@@ -279,11 +279,12 @@ SAVED_LINKS = {
 }
 
 
-def test_tests_page_with_saved_links(client, monkeypatch):
+def test_tests_page_with_saved_links(client, monkeypatch, tmp_path):
     from web import services
 
     monkeypatch.setattr(services, "links_saved", lambda store: SAVED_LINKS)
-    app = create_app(client.application.extensions["rulekb"].home.path)  # a fresh per-generation cache
+    # a fresh app, and its own disk cache: the shared one may hold this page from before the patch
+    app = create_app(client.application.extensions["rulekb"].home.path, {"PAGE_CACHE_DIR": tmp_path})
     c = app.test_client()
     data = c.get("/api/tests").get_json()
     assert data["saved"] is True and data["status_counts"] == {"ok": 1, "orphan": 1}
@@ -296,12 +297,12 @@ def test_tests_page_with_saved_links(client, monkeypatch):
     assert 'href="/mtg/en/20240607/509.2"' in page  # uncovered clauses are listed
 
 
-def test_clause_lists_the_tests_citing_it(client, monkeypatch):
+def test_clause_lists_the_tests_citing_it(client, monkeypatch, tmp_path):
     from web import services
 
     cites = [c for c in SAVED_LINKS["citations"] if c["rule"] == "509.1"]
     monkeypatch.setattr(services, "citations_for", lambda store, game, rule: cites if rule == "509.1" else [])
-    app = create_app(client.application.extensions["rulekb"].home.path)
+    app = create_app(client.application.extensions["rulekb"].home.path, {"PAGE_CACHE_DIR": tmp_path})
     data = app.test_client().get("/api/mtg/en/20231117/509.1").get_json()
     assert [(t["test"], t["status"], t["result"]) for t in data["tests"]] == [
         ("tests/test_combat.py::test_blockers", "ok", "pass")

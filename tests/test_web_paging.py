@@ -116,12 +116,12 @@ def test_a_rule_with_many_clauses_shows_them_in_parts_and_all_of_them_on_request
     get(client, "/mtg/en/20240607/509?part=9", 404)
 
 
-def test_the_whole_of_a_large_diff_is_streamed_and_equals_its_parts(home, monkeypatch):
+def test_the_whole_of_a_large_diff_is_streamed_and_equals_its_parts(home, monkeypatch, tmp_path):
     url = "/diff/mtg/en/20231117/20240607"
     normal = create_app(home, {"WARMUP": False, "PAGE_CACHE": False}).test_client()
     at_once = get(normal, url + "?part=all").get_data(as_text=True)  # small: computed before it is sent
     monkeypatch.setattr(diffview, "LARGE", 2)  # now it is large: its whole is streamed
-    client = create_app(home, {"WARMUP": False}).test_client()
+    client = create_app(home, {"WARMUP": False, "PAGE_CACHE_DIR": tmp_path}).test_client()  # patched: its own cache
     resp = client.get(url + "?part=all", buffered=False)
     assert resp.status_code == 200 and resp.is_streamed and "Content-Length" not in resp.headers
     streamed = b"".join(resp.response).decode()
@@ -134,10 +134,10 @@ def test_the_whole_of_a_large_diff_is_streamed_and_equals_its_parts(home, monkey
     assert again.get_data(as_text=True) == at_once and client.application.wsgi_app.app.stats["memory"] >= 1
 
 
-def test_a_rule_of_many_changes_comes_in_runs_of_whole_clauses(home, monkeypatch):
+def test_a_rule_of_many_changes_comes_in_runs_of_whole_clauses(home, monkeypatch, tmp_path):
     monkeypatch.setattr(diffview, "LARGE", 2)  # section 5 by rule ...
     monkeypatch.setattr(diffview, "PART_MAX", 2)  # ... and rule 509 in runs of at most two changes
-    client = create_app(home, {"WARMUP": False}).test_client()
+    client = create_app(home, {"WARMUP": False, "PAGE_CACHE_DIR": tmp_path}).test_client()  # patched: its own cache
     url = "/diff/mtg/en/20231117/20240607"
     summary = get(client, "/api" + url).get_json()
     runs = [p for p in summary["parts"] if p["key"].startswith("509-")]

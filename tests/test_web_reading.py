@@ -136,9 +136,10 @@ def test_diff_form_defaults_to_the_newest_update(client):
     assert '<option value="20240607" data-game="mtg" data-lang="en" selected>' in page(client, "/diff")
 
 
-def test_large_diff_shows_sections_then_parts_on_demand(home, monkeypatch):
+def test_large_diff_shows_sections_then_parts_on_demand(home, monkeypatch, tmp_path):
     monkeypatch.setattr(diffview, "LARGE", 2)  # so that this small diff counts as large, and section 5 as big
-    c = create_app(home, {"WARMUP": False}).test_client()
+    # each app whose code is patched keeps its pages apart: the shared disk cache would hand back another test's
+    c = create_app(home, {"WARMUP": False, "PAGE_CACHE_DIR": tmp_path / "large2"}).test_client()
     summary = c.get("/api/diff/mtg/en/20231117/20240607").get_json()
     assert summary["large"] is True and summary["part"] is None
     assert all("inline" not in ch for ch in summary["changes"])  # no word-level diffs in the summary
@@ -153,12 +154,15 @@ def test_large_diff_shows_sections_then_parts_on_demand(home, monkeypatch):
     assert c.get("/diff/mtg/en/20231117/20240607?part=8").status_code == 404
     monkeypatch.setattr(diffview, "LARGE", 4)
     parts = (
-        create_app(home, {"WARMUP": False}).test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()["parts"]
+        create_app(home, {"WARMUP": False, "PAGE_CACHE_DIR": tmp_path / "large4"})
+        .test_client()
+        .get("/api/diff/mtg/en/20231117/20240607")
+        .get_json()["parts"]
     )
     assert "5" in [p["key"] for p in parts]  # a section within bounds stays whole
 
 
-def test_diff_folds_editorial_changes_from_the_link_service(home, monkeypatch):
+def test_diff_folds_editorial_changes_from_the_link_service(home, monkeypatch, tmp_path):
     from web import services
 
     real = services.diff
@@ -171,7 +175,8 @@ def test_diff_folds_editorial_changes_from_the_link_service(home, monkeypatch):
         return result
 
     monkeypatch.setattr(services, "diff", classified)
-    data = create_app(home, {"WARMUP": False}).test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()
+    app = create_app(home, {"WARMUP": False, "PAGE_CACHE_DIR": tmp_path})  # not the shared cache: the code is patched
+    data = app.test_client().get("/api/diff/mtg/en/20231117/20240607").get_json()
     change = next(ch for ch in data["changes"] if ch["new_rule"] == "509.1a")
     assert change["folded"] is True and data["summary"]["editorial"] == 1
 

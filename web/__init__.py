@@ -12,7 +12,7 @@ from werkzeug.exceptions import HTTPException, InternalServerError
 
 from kb.errors import InputError, NotFound, RulekbError, StoreError
 from web import pagecache
-from web.etags import etag
+from web.etags import etag, settings_version
 from web.headers import add_security_headers
 
 log = logging.getLogger(__name__)
@@ -39,6 +39,17 @@ DEFAULTS = {
     "PAGE_CACHE_DISK_BYTES": pagecache.DISK_BYTES,
     "PAGE_CACHE_MIN_CPU": pagecache.DISK_MIN_CPU,  # seconds: a page that took less CPU stays in memory only
 }
+# the settings above that change what a page says: part of its ETag and of its key in the page cache
+PAGE_SHAPING = (
+    "MAX_QUERY",
+    "PER_PAGE",
+    "MAX_PER_PAGE",
+    "CONTENTS_FOLD",
+    "CONTENTS_PART",
+    "ALIGN_ROWS",
+    "RULE_PAGE_FOLD",
+    "RULE_PAGE_PART",
+)
 
 
 def create_app(home: str | os.PathLike | None = None, test_config: dict | None = None) -> Flask:
@@ -52,6 +63,7 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
     if test_config:
         app.config.update(test_config)
     app.config["DEBUG"] = False  # never: the debugger would run code for whoever can reach the port
+    settings = settings_version(app.config, PAGE_SHAPING)
     app.json.ensure_ascii = False
     app.extensions["rulekb"] = KBState(home)
     app.jinja_env.globals["PROVENANCE"] = PROVENANCE  # for macros, which see no request context
@@ -65,10 +77,11 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
         if g.get("partial"):  # cut short by its time budget (kb.search.bounded): ask again next time
             resp.headers["Cache-Control"] = "no-store"
         elif gen is not None and request.method == "GET" and resp.status_code == 200:
-            # Pages are a pure function of the generation's content, the code and the URL (web.etags): the
+            # Pages are a pure function of the generation's content, the code, the settings and the URL (web.etags): the
             # same tag from every worker; revalidate, answer 304 if unchanged.
             env = request.environ
-            resp.set_etag(etag(gen.identity, env.get("PATH_INFO", ""), env.get("QUERY_STRING", "")), weak=True)
+            tag = etag(gen.identity, env.get("PATH_INFO", ""), env.get("QUERY_STRING", ""), settings)
+            resp.set_etag(tag, weak=True)
             resp.headers["Cache-Control"] = "no-cache"
             resp.make_conditional(request)
         add_security_headers(resp.headers)
@@ -83,7 +96,9 @@ def create_app(home: str | os.PathLike | None = None, test_config: dict | None =
         state = app.extensions["rulekb"]
         root = app.config["PAGE_CACHE_DIR"] or state.home.path / "page-cache"
         disk = pagecache.DiskCache(root, app.config["PAGE_CACHE_DISK_BYTES"])
-        app.wsgi_app = pagecache.PageCache(app.wsgi_app, state, disk, disk_min_cpu=app.config["PAGE_CACHE_MIN_CPU"])
+        app.wsgi_app = pagecache.PageCache(
+            app.wsgi_app, state, disk, disk_min_cpu=app.config["PAGE_CACHE_MIN_CPU"], settings=settings
+        )
     if app.config["COMPRESS"]:
         from web.compress import Compress
 

@@ -2,14 +2,16 @@
 
 A page is computed from the live generation (its store and index, hashed when the build swapped it
 in: ``kb.home.identity``), by the code of ``kb`` and ``web`` (templates and static files included),
-for one URL. Its ETag names exactly that, so two workers, or a restart of the same code, give the
-same tag for the same page; a rebuild or a new release gives another.
+under the app's page-shaping settings (how many results, how large a part), for one URL. Its ETag
+names exactly that, so two workers, or a restart of the same code, give the same tag for the same
+page; a rebuild, a new release or other settings give another.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 _PACKAGES = ("kb", "web")
@@ -28,12 +30,18 @@ def code_version() -> str:
     return h.hexdigest()
 
 
-def page_key(identity: str, path: str, query: str) -> str:
-    """The name of one page of one generation: content hash, code and the request (path and query)."""
-    h = hashlib.sha256(f"{identity}\0{code_version()}\0{path}\0{query}".encode("utf-8", "surrogateescape"))
-    return h.hexdigest()
+def settings_version(config: Mapping, names: Iterable[str]) -> str:
+    """A short hash of the settings ``names`` of ``config`` that shape pages ('' when there are none)."""
+    shaping = sorted((name, repr(config.get(name))) for name in names)
+    return hashlib.sha256(repr(shaping).encode()).hexdigest()[:12] if shaping else ""
 
 
-def etag(identity: str, path: str, query: str) -> str:
+def page_key(identity: str, path: str, query: str, settings: str = "") -> str:
+    """The name of one page of one generation: content hash, code, settings and the request (path and query)."""
+    raw = f"{identity}\0{code_version()}\0{settings}\0{path}\0{query}"
+    return hashlib.sha256(raw.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+def etag(identity: str, path: str, query: str, settings: str = "") -> str:
     """The (weak) entity tag of a page: its key, shortened; equal in every worker for the same page."""
-    return f"{identity[:12]}-{page_key(identity, path, query)[:20]}"
+    return f"{identity[:12]}-{page_key(identity, path, query, settings)[:20]}"

@@ -1,6 +1,7 @@
 """A response cache in front of the app: each page computed once per generation, shared by every worker.
 
-Pages are a pure function of the generation's content, the code and the URL (``web.etags``): a
+Pages are a pure function of the generation's content, the code, the app's page-shaping settings and
+the URL (``web.etags``): a
 response the app tagged with an ETag is kept under that key, in memory (per process, least recently
 used first out) and, when it was expensive to compute, on disk in the data home, where the other
 worker processes and the next start of the same code find it. A hit is answered without running the
@@ -146,8 +147,10 @@ class PageCache:
         *,
         memory_bytes: int = MEMORY_BYTES,
         disk_min_cpu: float = DISK_MIN_CPU,
+        settings: str = "",
     ):
         self.app = app
+        self.settings = settings  # web.etags.settings_version of the app's config: pages differ with it
         self.disk_min_cpu = disk_min_cpu
         self.state = state  # web.state.KBState: the generation live now
         self.disk = disk
@@ -168,7 +171,7 @@ class PageCache:
         environ[GEN_KEY] = gen
         identity = gen.identity
         self._forget_older(identity)
-        key = page_key(identity, environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", ""))
+        key = page_key(identity, environ.get("PATH_INFO", ""), environ.get("QUERY_STRING", ""), self.settings)
         # the warm-up computes its pages whatever is kept: what it is for is what computing them loads
         hit = None if environ.get(REFRESH) else self._lookup(identity, key)
         if hit is not None:
