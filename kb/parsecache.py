@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kb.children import die_with_parent
 from kb.model import default_workers  # noqa: F401 (kb.build and bench/build.py take it from here)
 from kb.textio import read_input
 
@@ -84,7 +85,7 @@ def parse_corpus(
         import multiprocessing
 
         context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-        pool = ProcessPoolExecutor(workers, mp_context=context)
+        pool = ProcessPoolExecutor(workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),))
     pending: dict[int, Future] = {}
     try:
         for i, job in enumerate(jobs):

@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,3 +148,35 @@ def first(searcher, q: str, **kw) -> dict:
     hits = searcher.search(q, **kw)
     assert hits, f"no hits for {q!r}"
     return hits[0]
+
+
+def children(pid: int) -> set[int]:
+    """Live child processes of ``pid`` (read from /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            out.add(int(stat.parent.name))
+    return out
+
+
+def wait_for(check, timeout: float = 30.0):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        value = check()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("timed out")
+
+
+def alive(pid: int) -> bool:
+    """``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import codecs
+import fcntl
 import hashlib
 import json
 import os
@@ -13,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import CORPUS, CR_EN, rulekb, rulekb_json, rulekb_process
+from tests.helpers import CORPUS, CR_EN, alive, children, rulekb, rulekb_json, rulekb_process
 
 VIEWER_HEAD = "総合ルールビューア\n5. ターンの構造\n509. ブロック・クリーチャー指定ステップ\n"
 
@@ -174,9 +175,18 @@ def test_build_killed_mid_way_leaves_the_previous_kb_readable(home, tmp_path):
             time.sleep(0.05)
         else:
             pytest.fail("the build never started writing")
+        workers = children(proc.pid)
         proc.send_signal(signal.SIGKILL)
     finally:
         proc.wait()
+    # Its forked workers go with it: none is left holding the home's writer lock, so the next build may run.
+    assert workers, "the build had no worker processes to check"
+    deadline = time.monotonic() + 10
+    while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if alive(pid)]
+    with open(home / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)  # BlockingIOError while a worker of the killed build lives
     assert snapshot(home)[:2] == before[:2]
     assert rulekb("versions", "--json", home=home).stdout == versions_before
     data = json.loads(rulekb("show", "509.1", "--version", "20231117.0", "--json", home=home, check=True).stdout)

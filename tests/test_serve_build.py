@@ -191,6 +191,31 @@ def test_stopping_the_server_stops_the_build_behind_it(tmp_path, workers, when):
 
 
 @pytest.mark.heavy
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_killed_server_takes_the_build_behind_it_along(tmp_path, workers):
+    """kill -9 of the server (of the prefork parent alone with two workers): the build behind it is
+    interrupted as if stopped, so it neither holds the writer lock nor swaps a KB in behind no server."""
+    corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
+    build_kb(home, corpus, current_only=True)
+    live = Home(home).current()
+    served = Served(home, corpus, workers)
+    served.until("building the whole KB behind the server")
+    deadline = time.time() + 30
+    while not any(p.name != live.name for p in home.glob("gen-*")):
+        assert time.time() < deadline, "the build behind the server never wrote its generation"
+        time.sleep(0.02)
+    served.proc.kill()
+    served.proc.wait(timeout=30)
+    deadline = time.time() + 30
+    while _processes_of(home) and time.time() < deadline:
+        time.sleep(0.05)
+    assert not _processes_of(home)  # the build, its workers and the server's workers are gone
+    assert Home(home).current() == live
+    assert sorted(p.name for p in home.glob("gen-*")) == [live.name]  # the unfinished one was dropped
+    assert build_kb(home, corpus)["held_back"] == 0  # the writer lock is free: the next build runs
+
+
+@pytest.mark.heavy
 def test_a_failed_build_behind_the_server_leaves_todays_editions_serving(tmp_path):
     corpus, home = _corpus(tmp_path / "corpus"), tmp_path / "home"
     bad = tmp_path / "corpus" / "broken.txt"

@@ -8,39 +8,14 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
 import pytest
 
 from kb.build import build_kb
 from tests._kbfixtures import seed_corpus
-from tests.helpers import ROOT
+from tests.helpers import ROOT, alive, children, wait_for
 
 pytestmark = pytest.mark.heavy  # a seed KB built, served by real worker processes
-
-
-def children(pid: int) -> set[int]:
-    """Live child processes of ``pid`` (read from /proc)."""
-    out = set()
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid and fields[0] != "Z":
-            out.add(int(stat.parent.name))
-    return out
-
-
-def wait_for(check, timeout: float = 30.0):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        value = check()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("timed out")
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +49,26 @@ def test_workers_share_one_socket_restart_and_stop(home):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_killed_parent_leaves_no_worker_on_its_port(home):
+    # kill -9 of the parent alone (the OOM killer, a supervisor's hard stop): its workers go with it, and the
+    # port is free for the next `rulekb serve`
+    code = f"from web.server import serve; serve({str(home)!r}, port=0, workers=2)"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline().split("http://127.0.0.1:")[1].split("/")[0])
+        kids = wait_for(lambda: c if len(c := children(proc.pid)) == 2 else None)
+        proc.kill()
+        proc.wait()
+        wait_for(lambda: not any(alive(pid) for pid in kids), timeout=15)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    from web.server import listen
+
+    listen("127.0.0.1", port).close()  # "in use" while a worker of the killed server held the socket
 
 
 def test_a_taken_port_is_one_line(home):

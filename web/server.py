@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 
+from kb.children import die_with_parent
 from kb.errors import RulekbError
 from kb.model import default_workers
 from web import create_app
@@ -237,7 +238,8 @@ class Behind:
         """Start the build (``watch``: reap it from a thread; a prefork parent reaps it with its workers)."""
         print("rulekb: building the whole KB behind the server; pages switch to it when it is done", flush=True)
         with _signals_held():
-            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL)
+            env = {**os.environ, "RULEKB_PARENT": str(os.getpid())}  # interrupted if this process dies
+            self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, env=env)
         if watch:
             threading.Thread(target=lambda: self.ended(self.proc.wait()), name="rulekb-build", daemon=True).start()
 
@@ -275,10 +277,12 @@ class Prefork:
         self.stopping = False
 
     def spawn(self) -> None:
+        parent = os.getpid()
         pid = os.fork()
         if pid == 0:  # the worker
             code = 0
             try:
+                die_with_parent(parent, signal.SIGTERM)  # a killed parent leaves no worker on its port
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
                 signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
                 # One OpenMP thread per worker: the workers already fill the cores.

@@ -21,6 +21,8 @@ from pathlib import Path
 
 from whoosh.fields import TEXT, Schema
 
+from kb.children import die_with_parent
+
 # What forked workers read: set before the pool starts, inherited by fork (never pickled to them).
 _job: tuple[list[dict], Schema, tuple[str, ...]] | None = None
 
@@ -69,7 +71,10 @@ def indexed_ahead(
     spans = deque((i, min(i + chunk, len(todo))) for i in range(0, len(todo), chunk))
     _job = ([docs[i] for i in todo], schema, names)
     try:
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(
+            workers, mp_context=context, initializer=die_with_parent, initargs=(os.getpid(),)
+        ) as pool:
             # A bounded window: the writer may be slower than the workers, and what is made waits in memory.
             window: deque = deque()
             ready: deque = deque()  # made for the next documents not carried, in order

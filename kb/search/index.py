@@ -33,6 +33,7 @@ from kb.analysis import (
     learn_vocab,
     title_key,
 )
+from kb.children import die_with_parent
 from kb.model import Progress, default_workers
 from kb.search import ahead, semantic
 from kb.search.ahead import Ahead, Carried, indexed_ahead
@@ -345,11 +346,13 @@ def _at_once(first: Callable[[], object], second: Callable[[], object], *, fork:
     sys.stdout.flush()
     sys.stderr.flush()
     read, write = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never return into the caller's code; its error goes back to the parent
         os.close(read)
         code = 0
         try:
+            die_with_parent(parent)
             second()
         except BaseException as error:  # noqa: BLE001 - re-raised in the parent
             code = 1

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
+from kb.children import die_with_parent
 from kb.errors import StoreError
 from kb.model import Progress
 from kb.store import Store, VersionInfo
@@ -92,7 +93,9 @@ def _diffed(store: Store, pairs: list[tuple[VersionInfo, VersionInfo]], workers:
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("fork") if hasattr(os, "fork") else None
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_open_worker, initargs=(store.path,))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_open_worker, initargs=(store.path, os.getpid())
+    )
 
     def results() -> Iterator[list[tuple]]:
         with pool:
@@ -101,7 +104,8 @@ def _diffed(store: Store, pairs: list[tuple[VersionInfo, VersionInfo]], workers:
     return results()
 
 
-def _open_worker(path: str) -> None:
+def _open_worker(path: str, parent: int) -> None:
+    die_with_parent(parent)
     _worker["store"] = Store.open(path)
     _worker["forced"] = load_forced()
 
