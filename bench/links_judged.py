@@ -1,6 +1,6 @@
-"""Score `rulekb link` against the hand-judged citations of real engines (bench/links-judged/judged.tsv).
+"""Score `rulekb link` against the hand-judged citations of real engines (bench/links-judged/judged*.tsv).
 
-    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|heldout] [--errors]
+    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|heldout|heldout2] [--errors]
 
 Each NAME=PATH is an engine tree (a checkout of the commit named in bench/links-judged/README.md); an engine
 left out is looked for under ``--engines`` (default /tmp/engines/NAME), and skipped with a warning when it is
@@ -14,7 +14,8 @@ not there. Link runs without git dating (``git=False``), against the newest edit
 - precision: rows link reports that are judged a citation (``none`` rows are reported text that is no
   citation: a version string, an example in a tool's comment).
 
-``--errors`` lists each miss, to work on the dev split's; do not tune on the held-out rows.
+``--errors`` lists each miss, to work on the dev split's; do not tune on the held-out rows. ``heldout2``
+(judged2.tsv, other engines) was judged blind, without link's output, and is scored once at the end.
 """
 
 from __future__ import annotations
@@ -33,14 +34,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from kb.home import Home  # noqa: E402
 from kb.links import link  # noqa: E402
 
-JUDGED = Path(__file__).resolve().parent / "links-judged" / "judged.tsv"
+JUDGED = sorted((Path(__file__).resolve().parent / "links-judged").glob("judged*.tsv"))
+SPLITS = ("dev", "heldout", "heldout2")
 BROKEN = ("stale", "orphan", "mismatch")
 
 
-def load(path: Path = JUDGED) -> list[dict]:
-    """The judged rows (line as an int)."""
-    with open(path, encoding="utf-8", newline="") as fh:
-        rows = list(csv.DictReader(fh, delimiter="\t"))
+def load(paths: list[Path] = JUDGED) -> list[dict]:
+    """The judged rows of every file (line as an int)."""
+    rows = []
+    for path in paths:
+        with open(path, encoding="utf-8", newline="") as fh:
+            rows += list(csv.DictReader(fh, delimiter="\t"))
     for r in rows:
         r["line"] = int(r["line"])
     return rows
@@ -121,11 +125,13 @@ def main() -> None:
     ap.add_argument("engines", nargs="*", metavar="NAME=PATH")
     ap.add_argument("--engines", dest="engines_dir", default="/tmp/engines")
     ap.add_argument("--home", default=os.environ.get("RULEKB_HOME"))
-    ap.add_argument("--split", choices=["dev", "heldout"])
+    ap.add_argument("--split", choices=SPLITS)
     ap.add_argument("--errors", action="store_true", help="list the misses (of --split, default dev)")
     ap.add_argument("--judged-files", action="store_true", help="link only the judged files (fast; same verdicts)")
     args = ap.parse_args()
     rows = load()
+    if args.split:
+        rows = [r for r in rows if r["split"] == args.split]  # and only their engines are linked
     paths = engine_paths(args.engines, args.engines_dir, {r["engine"] for r in rows})
     if args.judged_files:
         paths = judged_copies(paths, rows, tempfile.mkdtemp(prefix="links-judged-"))
@@ -137,10 +143,10 @@ def main() -> None:
         print(f"{name}: {len(results[name])} citations in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
     table, detail = score(rows, results)
     print(f"{'split':9} {'first suggestion':>18} {'verdict':>16} {'recall':>16} {'precision':>16}")
-    for split in ("dev", "heldout", "pooled"):
-        if args.split and split not in (args.split, "pooled"):
+    for split in (*SPLITS, "pooled"):
+        if split not in table or (args.split and split not in (args.split, "pooled")):
             continue
-        m = table.get(split, {})
+        m = table[split]
         cells = [
             f"{r}/{n} = {r / n:.2f}" if n else "-"
             for r, n in (m.get(k, (0, 0)) for k in ("first", "verdict", "recall", "precision"))
