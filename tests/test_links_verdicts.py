@@ -237,3 +237,42 @@ def test_an_id_the_comment_cites_on_the_next_line_is_not_suggested(store, tmp_pa
     )
     got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "714.3c"]
     assert got and all(c["status"] == "orphan" and "714.4" not in c["suggest"] for c in got)
+
+
+def _first(store, tmp_path, name: str, text: str, rule: str) -> list[str]:
+    (tmp_path / name).write_text(text)
+    got = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == rule]
+    assert got and all(c["status"] == "orphan" for c in got), got
+    return [c["suggest"][0] if c["suggest"] else None for c in got]
+
+
+def test_a_topic_of_another_id_on_the_marker_is_that_ids(store, tmp_path):
+    # an engine citing a newer numbering (ending the turn at 724): "damage" in the test's name is 514.2's topic
+    text = (
+        "import pytest\n\n\n"
+        '@pytest.mark.cr("724.1d", "514.2")\n'
+        "def test_ending_the_turn_skips_to_cleanup_without_clearing_damage():\n"
+        "    pass\n"
+    )
+    assert _first(store, tmp_path, "test_turn.py", text, "724.1d") == ["723.1d"]
+
+
+def test_a_sub_rule_shifted_by_one_is_the_same_clause_next_door(store, tmp_path):
+    # a battle rule inserted in a newer edition shifted 310.8 -> 310.9 and 310.11 -> 310.12; the test's name
+    # speaks of defense counters, which is no reason to drop the clause the line's words fit
+    text = (
+        "class SiegeScenarioTest : ScenarioTestBase() {\n"
+        "    init {\n"
+        '        test("it enters with 5 defense counters and shrinks a creature an opponent controls") {\n'
+        '            withClue("a Siege is protected by an opponent of its controller (CR 310.12a)") { }\n'
+        "        }\n"
+        "    }\n"
+        "}\n"
+    )
+    assert _first(store, tmp_path, "SiegeTest.kt", text, "310.12a") == ["310.11a"]
+
+
+def test_a_letter_range_past_its_rules_end_is_no_shift(store, tmp_path):
+    text = "fn pay() {\n    // 602.2b-h: every component of an activation's cost is paid together\n}\n"
+    firsts = _first(store, tmp_path, "pay.rs", text, "602.2e")
+    assert firsts and not [f for f in firsts if f.startswith("602.1")]

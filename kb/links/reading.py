@@ -127,7 +127,8 @@ class LineReader:
             return None
         return self.chain[max(places)[0]], lead == cite.rule
 
-    def read(self, cite: Cite) -> Reading:
+    def read(self, cite: Cite, siblings: list[str] = ()) -> Reading:
+        """What the citation's line, the code around it and its test say (``siblings``: the ids cited with it)."""
         prev = self.context_above(cite)
         parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
         if cite.test and cite.scope != "name":
@@ -148,6 +149,11 @@ class LineReader:
         ]
         # "battle cry" names battle cry, not also "Battles": a title inside a longer named one is its part
         topics = [t for t in topics if not any(t[0] < u[0] for u in topics)]
+        # a topic another id cited with it speaks of is that id's (`cr("724.1d", "514.2")` above a test of ending
+        # the turn "without clearing damage": damage is 514.2's business, the turn's end 724.1d's)
+        view = self.view(self.against)
+        theirs = [view.stems(s) for s in siblings if s != cite.rule]
+        topics = [t for t in topics if not any(t[0] <= stems for stems in theirs)]
         said = Reading(words, own, forms.quotes(cite.context), named, near, topics, judged=not cite.in_range)
         lower = {evidence.stem(w) for w in re.findall(r"[A-Za-z]+", cite.context + " " + prev) if w.islower()}
         said.line = evidence.line_words([(cite.context, 1.0), (prev, 1.0)])

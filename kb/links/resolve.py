@@ -201,7 +201,7 @@ class Resolver(LineReader, Agreement, Suggestions):
                 notes.append(f"{A.label} is partial; resolved against {holder.label}")
                 A, node_a = holder, self.node(cite.rule, holder)
         written = self.written_edition(cite)
-        said = self.read(cite)
+        said = self.read(cite, siblings)
         reference = False
         copy = None
         if node_a is None or said.judged:

@@ -212,14 +212,20 @@ class Suggestions:
         last = max(same, key=ruleid.sort_key, default=None)
         return last if last is not None and ruleid.sort_key(rule) > ruleid.sort_key(last) else None
 
-    def next_rules(self, rule: str) -> list[str]:
-        """The same clause under the rules numbered next to the cited one (724.1c -> 723.1c, 725.1c): an edition
-        that inserted or dropped a rule shifted the numbers after it by one."""
+    def next_rules(self, rule: str, *, sub_rules: bool = True) -> list[str]:
+        """The same clause under the rules numbered next to the cited one (724.1c -> 723.1c, 725.1c), or under the
+        sub-rules next to its own (310.12a -> 310.11a, 310.13a): an edition that inserted or dropped a rule or a
+        sub-rule shifted the numbers after it by one. Not the sub-rules for an id a range spans ("602.2b-h" past
+        602.2b is the range's overreach, not a shift)."""
         head, dot, rest = rule.partition(".")
         if not dot or head in ("701", "702"):
             return []
         view = self.view(self.against)
-        return [f"{n}.{rest}" for n in (int(head) - 1, int(head) + 1) if f"{n}.{rest}" in view.nodes]
+        out = [f"{n}.{rest}" for n in (int(head) - 1, int(head) + 1)]
+        number = rest.rstrip(ruleid.SUB_LETTERS)
+        if sub_rules and number.isdigit() and number != rest:  # a clause: the sub-rules beside its own
+            out += [f"{head}.{n}{rest[len(number) :]}" for n in (int(number) - 1, int(number) + 1) if n > 0]
+        return [r for r in out if r in view.nodes]
 
     def fit_code(self, said: Reading, rule: str, *, whole_rule: bool = False) -> float:
         """How well the line's words and the names of the code around it fit a candidate's own text (a keyword
@@ -371,7 +377,8 @@ class Suggestions:
                     add(r, BESIDE, "beside")
             for r in self.same_rule(cite.rule, said):
                 add(r, 0.3, "neighbour")
-            for r in self.next_rules(cite.rule):
+            spanned = bool(cite.in_range) or any(d in cite.raw for d in "-–")  # 602.2e of "602.2b-h"
+            for r in self.next_rules(cite.rule, sub_rules=not spanned):
                 add(r, 0.6, "next rule")
         elif evidence.mass(said.words, self.idf()) >= 4.0:
             for r in self.same_rule(cite.rule, said):
@@ -386,7 +393,8 @@ class Suggestions:
         fits = {r: self.fit_code(said, r, whole_rule=whole(rule)) for r in prior}
         view = self.view(self.against)
         kws = [frozenset(evidence.stems(k)) for k in said.keywords]
-        named, plain = [t[0] for t in said.topics] + kws, said.plain + kws
+        # the topics the line itself names (a test's name may speak of the whole scenario, not this clause)
+        named, plain = [t[0] for t in said.topics if t[0] <= said.line.keys()] + kws, said.plain + kws
         keep = {}
         for r, p in prior.items():
             # the line names a topic this clause never speaks of (the clause it fits best stays; a sure lead
