@@ -755,3 +755,76 @@ def test_masking_keeps_only_the_newlines_of_prose(text):
     from kb.links.scanner import _blank
 
     assert _blank(text) == re.sub(r"[^\n]", " ", text)
+
+
+# Engines in other languages: a comment (line and block) and a string literal cite; the same number in code
+# (a float, a version) does not. Each sample also holds the language's traps: Haskell's "-->" operator and
+# primed names (x'), Lua's long brackets, Ruby's =begin block, a C++ raw string, an HTML page's script.
+OTHER_LANGUAGES = {
+    "combat.cpp": (
+        "// CR 702.19b trample\n/* CR 509.1c\n */\nTEST(Combat, Trample) {\n  double x = 702.19;\n"
+        '  auto s = R"(see 510.1c)";\n}\n',
+        [(1, "702.19b"), (2, "509.1c"), (6, "510.1c")],
+    ),
+    "Combat.swift": (
+        '/// CR 702.19b\nfunc testTrample() {\n  let x = 702.19\n  XCTAssert(ok, "rule 509.1c")\n}\n',
+        [(1, "702.19b"), (4, "509.1c")],
+    ),
+    "Combat.scala": (
+        '// CR 702.19b\ntest("blocks per 509.1c") {\n  val x = 702.19\n}\n',
+        [(1, "702.19b"), (2, "509.1c")],
+    ),
+    "combat_test.dart": (
+        "// CR 702.19b\ntest('blocks per 509.1c', () {\n  var x = 702.19;\n});\n",
+        [(1, "702.19b"), (2, "509.1c")],
+    ),
+    "Combat.php": ("<?php\n# CR 702.19b\n$x = 702.19;\n// rule 509.1c\n", [(2, "702.19b"), (4, "509.1c")]),
+    "Combat.hs": (
+        "-- | CR 702.19b: trample\n{- CR 509.1c\n-}\nf x' y' = x' --> 510.1c\ng = \"see 704.5g\"\nv = 702.19\n",
+        [(1, "702.19b"), (2, "509.1c"), (5, "704.5g")],
+    ),
+    "combat.rb": (
+        "# CR 702.19b\n=begin\nCR 509.1c\n=end\nx = 702.19\nit 'follows 510.1c' do\nend\n",
+        [(1, "702.19b"), (3, "509.1c"), (6, "510.1c")],
+    ),
+    "combat.lua": (
+        "-- CR 702.19b\n--[[ CR 509.1c\n]]\nlocal x = 702.19\nlocal s = [[see 510.1c]]\n",
+        [(1, "702.19b"), (2, "509.1c"), (5, "510.1c")],
+    ),
+    "combat.ex": ('# CR 702.19b\n@doc """\nCR 509.1c\n"""\nx = 702.19\n', [(1, "702.19b"), (3, "509.1c")]),
+    "combat.gd": ("# CR 702.19b\nvar x = 702.19\nvar s = 'CR 509.1c'\n", [(1, "702.19b"), (3, "509.1c")]),
+    "Combat.fs": ("// CR 702.19b\n(* CR 509.1c *)\nlet x = 702.19\n", [(1, "702.19b"), (2, "509.1c")]),
+    "combat.ml": ('(* CR 702.19b *)\nlet x = 702.19\nlet s = "CR 509.1c"\n', [(1, "702.19b"), (3, "509.1c")]),
+    "index.html": (
+        "<!-- CR 702.19b -->\n<p>version 702.19</p>\n<script>\n// CR 509.1c\nconst x = 702.19;\n"
+        "const s = 'rule 510.1c';\n</script>\n",
+        [(1, "702.19b"), (4, "509.1c"), (6, "510.1c")],
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(OTHER_LANGUAGES))
+def test_engines_in_other_languages_cite_in_comments_and_strings(tmp_path, name):
+    text, expected = OTHER_LANGUAGES[name]
+    (tmp_path / name).write_text(text)
+    assert [(line, rule) for _f, line, _t, rule, _k in _rows(scan([str(tmp_path)]))] == expected
+
+
+def test_other_languages_name_their_tests(tmp_path):
+    files = {
+        "combat_test.cpp": 'TEST(Combat, Trample) {\n  // CR 702.19b\n}\nTEST_CASE("blockers", "[combat]") {\n'
+        "  // CR 509.1c\n}\n",
+        "CombatTests.swift": "class CombatTests: XCTestCase {\n  func testTrample() {\n    // CR 702.19b\n  }\n}\n",
+        "combat_test.dart": "void main() {\n  group('combat', () {\n    test('trample', () {\n      // CR 702.19b\n"
+        "    });\n  });\n}\n",
+        "CombatSuite.scala": 'class CombatSuite extends AnyFunSuite {\n  test("trample") {\n    // CR 702.19b\n  }\n}\n',
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert sorted((f, t, r) for f, _l, t, r, _k in _rows(scan([str(tmp_path)]))) == [
+        ("CombatSuite.scala", "CombatSuite > trample", "702.19b"),
+        ("CombatTests.swift", "CombatTests > testTrample", "702.19b"),
+        ("combat_test.cpp", "Combat.Trample", "702.19b"),
+        ("combat_test.cpp", "blockers", "509.1c"),
+        ("combat_test.dart", "combat > trample", "702.19b"),
+    ]

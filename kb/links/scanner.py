@@ -30,6 +30,37 @@ LANGUAGES = {
     ".mjs": "javascript",
     ".cjs": "javascript",
     ".feature": "gherkin",
+    # engines in other languages: their comments and strings are scanned; test names where a brace
+    # language's declarations give them (kb.links.units)
+    ".c": "cpp",
+    ".h": "cpp",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".hh": "cpp",
+    ".hpp": "cpp",
+    ".hxx": "cpp",
+    ".m": "cpp",
+    ".mm": "cpp",
+    ".swift": "swift",
+    ".scala": "scala",
+    ".sc": "scala",
+    ".groovy": "java",
+    ".dart": "dart",
+    ".php": "php",
+    ".hs": "haskell",
+    ".rb": "ruby",
+    ".lua": "lua",
+    ".ex": "elixir",
+    ".exs": "elixir",
+    ".gd": "gdscript",
+    ".fs": "fsharp",
+    ".ml": "ocaml",
+    ".mli": "ocaml",
+    ".html": "html",
+    ".htm": "html",
+    ".vue": "html",
+    ".svelte": "html",
 }
 MAX_BYTES = 4 * 1024 * 1024
 SKIP_DIRS = {
@@ -59,6 +90,7 @@ SKIP_DIRS = {
 # once per quote inside it (20,000 escaped quotes were quadratic).
 _C_COMMENTS = r"//[^\n]*|/\*[\s\S]*?(?:\*/|\Z)"
 _TRIPLE = r'"""[\s\S]*?(?:"""|\Z)'
+_TRIPLE_SQ = r"'''[\s\S]*?(?:'''|\Z)"
 _ESCAPED = r"|\\."  # a backslash and the character after it, on one line
 
 
@@ -89,12 +121,33 @@ _LEXERS = {
     "go": Lexer([_C_COMMENTS, r"`[^`]*(?:`|\Z)", _DQ, _CHAR]),
     "typescript": Lexer([_C_COMMENTS, _TEMPLATE, _DQ, _SQ]),
     "javascript": Lexer([_C_COMMENTS, _TEMPLATE, _DQ, _SQ]),
+    "cpp": Lexer(
+        [_C_COMMENTS, r'(?:u8|[uUL])?R"(?P<delim>[^()\\\s"]{0,16})\([\s\S]*?(?:\)(?P=delim)"|\Z)', _DQ, _CHAR]
+    ),
+    "swift": Lexer([_C_COMMENTS, _TRIPLE, _DQ]),
+    "scala": Lexer(_C_LIKE),
+    "dart": Lexer([_C_COMMENTS, _TRIPLE, _TRIPLE_SQ, _DQ, _SQ]),
+    "php": Lexer([_C_COMMENTS, r"#[^\n]*", _DQ, _SQ]),
+    # "--" starts a comment unless it is part of an operator ("-->"); "x'" is a name, not a quote
+    "haskell": Lexer([r"\{-[\s\S]*?(?:-\}|\Z)", r"--+(?![!#$%&*+./<=>?@\\^|~:])[^\n]*", _DQ, rf"(?<![\w']){_CHAR}"]),
+    "ruby": Lexer([r"(?m:^)=begin\b[\s\S]*?(?:(?m:^)=end\b[^\n]*|\Z)", r"#[^\n]*", _DQ, _SQ]),
+    # a long bracket is a comment after "--", else a string
+    "lua": Lexer([r"(?:--)?\[(?P<eq>=*)\[[\s\S]*?(?:\](?P=eq)\]|\Z)", r"--[^\n]*", _DQ, _SQ]),
+    "elixir": Lexer([r"#[^\n]*", _TRIPLE, _DQ, _SQ]),
+    "gdscript": Lexer([r"#[^\n]*", _TRIPLE, _TRIPLE_SQ, _DQ, _SQ]),
+    "fsharp": Lexer([r"\(\*[\s\S]*?(?:\*\)|\Z)", r"//[^\n]*", _TRIPLE, _DQ]),
+    "ocaml": Lexer([r"\(\*[\s\S]*?(?:\*\)|\Z)", _DQ]),
+    # a page's scripts as JavaScript, and its comments; the markup between is code (its text is the page's)
+    "html": Lexer([r"<!--[\s\S]*?(?:-->|\Z)", _C_COMMENTS, _TEMPLATE, _DQ, _SQ]),
 }
+_COMMENT_START = tuple("#/-{<(=")  # what a comment of any language starts with; a string starts with a quote
 # JSX text between tags (<p>See rule 702.19b</p>): after a ">" that is not an arrow, up to a tag or an
 # expression; it must start like prose (a generic's "<T>(x" or "Map<K, V> =" starts with a symbol).
 _JSX_TEXT = re.compile(r"(?<![=\-])>(\s*[A-Za-z0-9][^<>{}]*)(?=<[/A-Za-z]|\{)")
 _STRIP_STRING = re.compile(r"^[rRbBuUfF$@]{0,2}(?:\"\"\"|'''|\"|'|`|r#*\")|(?:\"\"\"|'''|\"#*|'|`)$")
-_STRIP_COMMENT = re.compile(r"^\s*(?://+|/\*+|#)|\*+/\s*$")
+_STRIP_COMMENT = re.compile(
+    r"^\s*(?://+|/\*+|#|--\[=*\[|--+|\{-|<!--|\(\*+|=begin)|(?:\*+/|-\}|-->|\*+\)|\]=*\]|^=end)\s*$", re.M
+)
 
 
 @dataclass
@@ -153,7 +206,7 @@ def lex(src: SourceFile) -> SourceFile:
     pieces, pos = [], 0
     for m in _LEXERS[src.language].finditer(src.text):
         raw = m.group(0)
-        kind = "comment" if raw[0] in "#/" else "string"
+        kind = "comment" if raw.startswith(_COMMENT_START) else "string"
         src.regions.append(Region(kind, m.start(), raw))
         pieces.append(src.text[pos : m.start()])
         pieces.append(_blank(raw))

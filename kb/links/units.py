@@ -75,6 +75,11 @@ _KT_SPEC = re.compile(
     r"(?<![\w.])(describe|context|given|feature|Given|Feature|Context|When|`when`|test|it|should|then|Then|scenario|"
     r"Scenario|expect|xtest|xit|xdescribe|xcontext)\s*\((?=[^()]*\)\s*$)"
 )
+_DART_CALL = re.compile(r"\b(group|test|testWidgets)\s*\(")
+_CPP_TEST = re.compile(
+    r"\b(?:(TEST|TEST_F|TEST_P|TYPED_TEST|TYPED_TEST_P)\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)"
+    r"|(?:TEST_CASE|SCENARIO)\s*\(())[^{};]*$"
+)
 _TEST_MARK = {
     "java": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory|TestTemplate|Property)\b"),
     "kotlin": re.compile(r"@(?:\w+\.)*(?:Test|ParameterizedTest|RepeatedTest|TestFactory)\b"),
@@ -88,12 +93,15 @@ def _name_of(decl: str, language: str, src: SourceFile, decl_end: int) -> tuple[
     full = decl.rstrip()
     tail = full[-600:]  # a declaration's head is short; long initialisers would make the search quadratic
     tail_start = decl_end - len(decl) + len(full) - len(tail)
-    if language in ("typescript", "javascript"):
-        for m in reversed(list(_JS_CALL.finditer(tail))):
+    if language in ("typescript", "javascript", "dart"):  # Dart's package:test reads as Jest: group(…), test(…)
+        for m in reversed(list((_DART_CALL if language == "dart" else _JS_CALL).finditer(tail))):
             name = _string_at(src, tail_start + m.end())
             if name is not None:
-                return ("js-class" if m.group(1) in ("describe", "context", "suite") else "js-test"), name
-    if language == "kotlin":  # Kotest specs: test("…") { }, context("…") { }, StringSpec's "…" { }
+                return ("js-class" if m.group(1) in ("describe", "context", "suite", "group") else "js-test"), name
+    if language == "cpp" and (m := _CPP_TEST.search(tail)):  # GoogleTest's TEST(Suite, Name), Catch2's TEST_CASE("…")
+        name = f"{m.group(2)}.{m.group(3)}" if m.group(2) else _string_at(src, tail_start + m.end(4))
+        return ("js-test", name) if name is not None else None
+    if language in ("kotlin", "scala"):  # Kotest specs: test("…") { }, context("…") { }; ScalaTest's test("…") { }
         m = _KT_SPEC.search(tail)
         name = _string_at(src, tail_start + m.end()) if m else None
         if m and name is not None:
@@ -152,7 +160,7 @@ def _is_test(frame: Frame, decl: str, language: str) -> bool:
     if mark and mark.search(decl):
         return True
     # JUnit 3 / plain test classes: public void testXxx() inside a class.
-    return language in ("java", "csharp") and frame.parent is not None and frame.name.startswith("test")
+    return language in ("java", "csharp", "swift") and frame.parent is not None and frame.name.startswith("test")
 
 
 _EXPR_BRACE = re.compile(r"[=(,\]]\s*$")
