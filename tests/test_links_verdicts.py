@@ -276,3 +276,10 @@ def test_a_letter_range_past_its_rules_end_is_no_shift(store, tmp_path):
     text = "fn pay() {\n    // 602.2b-h: every component of an activation's cost is paid together\n}\n"
     firsts = _first(store, tmp_path, "pay.rs", text, "602.2e")
     assert firsts and not [f for f in firsts if f.startswith("602.1")]
+
+
+def test_a_lone_letter_is_no_word_that_picks_a_sub_clause(store, tmp_path):
+    # "t" (of t.py, or of "can't") is in half the clauses: it must not pull trample's 702.19b over 702.19a
+    (tmp_path / "t.py").write_text("# 702.17a Trample\n")
+    (got,) = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "702.17a"]
+    assert got["status"] == "mismatch" and got["suggest"][0] == "702.19a"

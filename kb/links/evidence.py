@@ -60,7 +60,12 @@ def stems(text: str) -> list[str]:
     """Content stems of some prose or an identifier (camelCase and snake_case split; clause ids, dates and
     "written against" annotations dropped)."""
     text = _ID.sub(" ", _CAMEL.sub(" ", _ANNOTATION.sub(" ", text).replace("_", " ")))
-    return [stem(t) for t in _TOKEN.findall(text.lower()) if t not in STOP and not (t.isdigit() and len(t) > 2)]
+    # a lone letter is no word ("can't", "it's", a file named t.py); a long number is no word either
+    return [
+        stem(t)
+        for t in _TOKEN.findall(text.lower())
+        if t not in STOP and not (t.isdigit() and len(t) > 2) and not (len(t) == 1 and t.isalpha())
+    ]
 
 
 _CUE = re.compile(r"(?i)\b(?:c\.?r\.?|rules?|comprehensive rules)\b\.?")
