@@ -1,6 +1,6 @@
 """Score `rulekb link` against the hand-judged citations of real engines (bench/links-judged/judged*.tsv).
 
-    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|heldout|heldout2] [--errors]
+    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|dev-pawl|heldout|heldout2] [--errors]
 
 Each NAME=PATH is an engine tree (a checkout of the commit named in bench/links-judged/README.md); an engine
 left out is looked for under ``--engines`` (default /tmp/engines/NAME), and skipped with a warning when it is
@@ -35,7 +35,7 @@ from kb.home import Home  # noqa: E402
 from kb.links import link  # noqa: E402
 
 JUDGED = sorted((Path(__file__).resolve().parent / "links-judged").glob("judged*.tsv"))
-SPLITS = ("dev", "heldout", "heldout2")
+SPLITS = ("dev", "dev-pawl", "heldout", "heldout2")
 BROKEN = ("stale", "orphan", "mismatch")
 
 

@@ -283,3 +283,13 @@ def test_a_lone_letter_is_no_word_that_picks_a_sub_clause(store, tmp_path):
     (tmp_path / "t.py").write_text("# 702.17a Trample\n")
     (got,) = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "702.17a"]
     assert got["status"] == "mismatch" and got["suggest"][0] == "702.19a"
+
+
+def test_a_keyword_the_cited_rule_speaks_of_is_not_another_mechanic(store, tmp_path):
+    # disguise's face-down permanent has ward {2} (702.168a): "ward" beside 702.168d is disguise's own word
+    (tmp_path / "Cast.hs").write_text(
+        "-- would offer two face-down casts, since the two objects differ (one has\n"
+        "-- ward {2}) and CR 702.168d's price for turning up is not CR 702.37e's.\n"
+    )
+    (got,) = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "702.168d"]
+    assert got["status"] == "ok", got["note"]

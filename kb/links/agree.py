@@ -61,7 +61,10 @@ class Agreement:
         if mate is not None and mate in self.titles_ever(cite.rule):
             return False, [mate]  # "702.110b & 702.108a: … menace": 702.110 was menace before it moved
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
-        mentioned = norm(family)
+        # a keyword the cited keyword's own rule speaks of is no other mechanic's ("ward {2}" beside 702.168d:
+        # disguise's face-down permanent has ward {2}, 702.168a)
+        head = rule_head(cite.rule)
+        mentioned = norm(view.family(head) if head != cite.rule and head.startswith(("701.", "702.")) else family)
         foreign = [
             kw
             for kw in said.keywords

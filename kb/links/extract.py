@@ -222,3 +222,9 @@ def scan_tree(paths: list[str], game: str = "mtg") -> Scan:
         total.texts.extend(one.texts)
         total.tests.extend(one.tests)
     return total
+
+
+def spanned(c: Cite) -> bool:
+    """One id of a range ("702.170-702.176", "602.2b-h"): where it is absent, the range may just run past the
+    last clause, which says nothing of a renumbering."""
+    return bool(c.in_range) or any(d in c.raw for d in "-–")

@@ -77,6 +77,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._titles: dict[str, set[str]] | None = None
         self._titled: list[tuple[int, str, str]] | None = None
         self._actions: dict[str, str] | None = None
+        self.shifts: dict[str, list[tuple[str, int]]] = {}  # this tree's numbering (kb.links.shifts.learn)
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).

@@ -7,10 +7,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import copies, gitdates
+from kb.links import copies, gitdates, shifts
 from kb.links import junit as junitxml
 from kb.links.coverage import coverage
-from kb.links.extract import Cite, scan_tree
+from kb.links.extract import Cite, scan_tree, spanned
 from kb.links.ranges import Ids, expand
 from kb.links.resolve import Resolver
 from kb.store import Store
@@ -125,6 +125,9 @@ def run(
         return resolvers[g]
 
     found.citations = _expand_ranges(store, found.citations, resolver_for)
+    # the numbering the tree follows, where it is a newer edition's (kb.links.shifts)
+    cited = [(c.rule, (c.file, c.line)) for c in found.citations if c.game == game and not spanned(c)]
+    main.shifts = shifts.learn(cited, main.view(main.against).nodes)
     line_ids: dict[tuple[str, int], list[str]] = {}
     for c in found.citations:
         line_ids.setdefault((c.file, c.line), []).append(c.rule)

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 
 from kb import ruleid
-from kb.links import evidence, searchrank
+from kb.links import evidence, searchrank, shifts
 from kb.links.clauses import norm, rule_head
-from kb.links.extract import Cite
+from kb.links.extract import Cite, spanned
 from kb.links.reading import Reading
 from kb.store import NodeRecord, VersionInfo
 from kb.versions.history import successor
@@ -56,6 +56,7 @@ REASONS = {
     "neighbour": "a clause next to it under the same rule, by number and wording",
     "before": "the clause numbered right before it, its parent's last",
     "search": "the clause search ranks first for the line's words",
+    "shift": "the same clause under {0}: the {1} absent ids this tree cites under {2} all stand there (a newer numbering)",
 }
 
 _LINEAGE = {REASONS["lineage"], REASONS["same words"]}
@@ -288,10 +289,10 @@ class Suggestions:
         prior: dict[str, float] = {}
         why: dict[str, str] = {}
 
-        def add(r: str | None, p: float, reason: str, name: str = "") -> None:
+        def add(r: str | None, p: float, reason: str, *names) -> None:
             ok = r and (status != "mismatch" or r != cite.rule) and self.node(r, self.against) is not None
             if ok and p > prior.get(r, -1.0):
-                prior[r], why[r] = p, REASONS[reason].format(name)
+                prior[r], why[r] = p, REASONS[reason].format(*names)
 
         if first and whole(cite.rule):
             first = self.whole_first(cite.rule, first, said)
@@ -299,6 +300,11 @@ class Suggestions:
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
         self._from_lineage(cite.rule, base, status, add)
+        moved = shifts.shifted(cite.rule, self.shifts) if status == "orphan" and not spanned(cite) else []
+        for r, src, n in moved:  # the engine follows a newer numbering, which its other citations show
+            add(r, 1.0 + 0.02 * min(n, 10), "shift", r[: len(r) - len(cite.rule) + len(src)], n, src)
+        # the rule the cited number stands for: its own, or the one the tree's numbering moves it to
+        heads = {cite.rule.split(".")[0], *(r.split(".")[0] for r, _, _ in moved)}
         if status != "stale" and evidence.mass(said.line, self.idf()) >= SPEAKS:
             # the line says something of its own and it is not what the cited id's text became: the engine read
             # another edition's numbering ("same creature may be chosen for both modes" under 114.6c)
@@ -311,7 +317,7 @@ class Suggestions:
             add(r, 1.05, "former", kw)
         if status == "orphan" and base is None and self.newer(cite.rule):
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
-            return self._rank(prior, said, cite.rule, first, []), why
+            return self._rank(prior, said, cite.rule, first, [], heads), why
         self._from_words(cite, status, said, keywords, prior, add)
         if status == "orphan" and base is None:  # an id no edition held: a clause that was there has its lineage
             add(self.last_before(cite.rule), 0.5, "before")
@@ -320,7 +326,7 @@ class Suggestions:
         hits = self.searched(said) if status != "stale" and not sure else []
         for k, r in enumerate(hits[:3]):
             add(r, 0.35 - 0.05 * k, "search")
-        ranked = self._rank(prior, said, cite.rule, first, hits)
+        ranked = self._rank(prior, said, cite.rule, first, hits, heads)
         if not ranked and status == "orphan" and (near := self.nearest(cite.rule)):
             ranked, why[near] = [near], REASONS["parent"]
         return ranked, why
@@ -377,8 +383,7 @@ class Suggestions:
                     add(r, BESIDE, "beside")
             for r in self.same_rule(cite.rule, said):
                 add(r, 0.3, "neighbour")
-            spanned = bool(cite.in_range) or any(d in cite.raw for d in "-–")  # 602.2e of "602.2b-h"
-            for r in self.next_rules(cite.rule, sub_rules=not spanned):
+            for r in self.next_rules(cite.rule, sub_rules=not spanned(cite)):
                 add(r, 0.6, "next rule")
         elif evidence.mass(said.words, self.idf()) >= 4.0:
             for r in self.same_rule(cite.rule, said):
@@ -389,7 +394,9 @@ class Suggestions:
         head = rule.rstrip(ruleid.SUB_LETTERS)
         return head.startswith(("701.", "702.")) and head.count(".") == 1 and self.view(self.against).newer_than(head)
 
-    def _rank(self, prior: dict[str, float], said: Reading, rule: str, first: str | None, hits: list[str]) -> list[str]:
+    def _rank(
+        self, prior: dict[str, float], said: Reading, rule: str, first: str | None, hits: list[str], heads: set[str]
+    ) -> list[str]:
         fits = {r: self.fit_code(said, r, whole_rule=whole(rule)) for r in prior}
         view = self.view(self.against)
         kws = [frozenset(evidence.stems(k)) for k in said.keywords]
@@ -402,7 +409,7 @@ class Suggestions:
             speaks = [words <= view.stems(r) for words in (plain if p >= 1.0 else named)]
             if r != first and speaks and not any(speaks):
                 continue
-            keep[r] = p + 2 * fits[r] + (0.5 if r.split(".")[0] == rule.split(".")[0] else 0.0)
+            keep[r] = p + 2 * fits[r] + (0.5 if r.split(".")[0] in heads else 0.0)
             keep[r] += 0.3 if whole(r) and whole(rule) else 0.0  # a whole rule for a whole rule
             keep[r] += 0.4 / (1 + hits.index(r)) if r in hits else 0.0  # search's order among the candidates
         if any(prior[r] >= 1.0 for r in keep):  # a sure lead: weak guesses stay only with words behind them
