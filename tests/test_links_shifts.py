@@ -53,3 +53,19 @@ def test_an_engine_on_a_newer_numbering_gets_the_clauses_it_means(store, tmp_pat
         "729.5": "728.5",
     }
     assert "absent ids this tree cites under 310.12 all stand there" in got["310.12b"]["why"]
+
+
+def test_a_rule_that_fits_both_ways_moves_as_its_neighbours_did():
+    live = {f"{r}.{n}" for r in (722, 723, 724, 725, 726, 728) for n in (3, 5)} | {
+        "726.5a",
+        "728.5a",
+        "729.2a",
+        "729.2b",
+    }
+    cited = [(f"{r}.{n}", (f"f{r}", n)) for r in (723, 724) for n in (3, 5)]  # 723 -> 722, 724 -> 723 (down)
+    cited += [("727.3", ("g", 1)), ("727.5a", ("g", 2))]  # 726.x and 728.x both hold these numbers
+    cited += [("729.5", ("h", 2)), ("729.3", ("h", 3))]  # 729 moved down as a whole ...
+    cited += [("729.1a", ("h", 4)), ("729.1b", ("h", 5))]  # ... though 729.2a and 729.2b are live
+    got = learn(cited, live)
+    assert got["727"] == [("726", 2)] and got["729"] == [("728", 2)]
+    assert "729.1" not in got  # ... so its 729.1a is not 729.2a

@@ -50,6 +50,28 @@ def learn(cited: Iterable[tuple[str, object]], live: Container[str]) -> dict[str
     for (src, dst), ids in sorted(support.items()):
         if len(ids) >= MIN_SUPPORT and len(set().union(*(places[r] for r in ids))) > 1:
             out.setdefault(src, []).append((dst, len(ids)))
+    return _consistent(out)
+
+
+def _step(src: str, dst: str) -> int:
+    return int(dst.rsplit(".", 1)[-1]) - int(src.rsplit(".", 1)[-1])
+
+
+def _consistent(learned: dict[str, list[tuple[str, int]]]) -> dict[str, list[tuple[str, int]]]:
+    """One numbering, not a patchwork: a rule that fits both ways takes the way its section's other rules
+    moved (722-729 all down by one: 727 is 726, though 728 holds clauses of the same numbers too), and
+    the sub-rules of a rule that moved as a whole do not move again within it."""
+    votes: dict[str, int] = {}
+    for src, moves in learned.items():
+        if "." not in src and len(moves) == 1:
+            votes[src[0]] = votes.get(src[0], 0) + _step(src, moves[0][0]) * moves[0][1]
+    out = {}
+    for src, moves in learned.items():
+        if "." in src and src.split(".")[0] in learned:
+            continue
+        if "." not in src and len(moves) > 1 and votes.get(src[0]):
+            moves = [m for m in moves if _step(src, m[0]) * votes[src[0]] > 0]
+        out[src] = moves
     return out
 
 
