@@ -109,12 +109,12 @@ class Home:
         """
         with self.writer_lock():
             previous = self.current().name if self.link.is_symlink() else None
-            stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
+            prefix = f"gen-{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-"
             try:
-                gen = Path(tempfile.mkdtemp(prefix=f"gen-{stamp}-", dir=self.path))
-            except OSError as exc:
-                raise StoreError(f"cannot write to the data home {self.path}: {exc.strerror or exc}") from None
-            try:
+                try:
+                    gen = Path(tempfile.mkdtemp(prefix=prefix, dir=self.path))
+                except OSError as exc:
+                    raise StoreError(f"cannot write to the data home {self.path}: {exc.strerror or exc}") from None
                 gen.chmod(0o755)  # mkdtemp makes it private; a server running as another user reads it
                 if copy_current and self.exists():
                     _copy_generation(self.current(), gen, copy_index)
@@ -123,9 +123,18 @@ class Home:
                 _fsync_tree(gen)
                 self._swap(gen)
             except BaseException:
-                shutil.rmtree(gen, ignore_errors=True)
+                self._drop_unfinished(prefix, previous)
                 raise
             self._prune(keep={gen.name, previous})
+
+    def _drop_unfinished(self, prefix: str, previous: str | None) -> None:
+        """Remove what a failed or interrupted build made: its directory, even one an interrupt (Ctrl-C, the
+        server behind which it ran dying) left before its name was known, and never the live generation
+        (an interrupt right after the swap leaves the new one live) nor the one before it."""
+        live = os.readlink(self.link) if self.link.is_symlink() else None
+        for p in self.path.glob(f"{prefix}*"):
+            if p.is_dir() and p.name not in (live, previous):
+                shutil.rmtree(p, ignore_errors=True)
 
     def _swap(self, gen: Path) -> None:
         tmp = self.path / f".current-{os.getpid()}"

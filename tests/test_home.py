@@ -37,6 +37,41 @@ def test_failed_generation_leaves_live_kb_and_no_leftovers(tmp_path):
     assert [p.name for p in tmp_path.glob("gen-*")] == [live]
 
 
+def test_an_interrupt_as_the_directory_is_made_leaves_nothing_behind(tmp_path, monkeypatch):
+    # Ctrl-C (or the server a build runs behind dying) inside mkdtemp, after its mkdir: the name was never
+    # returned, and the directory is dropped all the same
+    import tempfile
+
+    home = Home(tmp_path)
+    live = _make_generation(home, "good")
+    real = tempfile.mkdtemp
+
+    def interrupted(*args, **kwargs):
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "mkdtemp", interrupted)
+    with pytest.raises(KeyboardInterrupt), home.new_generation():
+        pass
+    assert [p.name for p in tmp_path.glob("gen-*")] == [live]
+
+
+def test_an_interrupt_right_after_the_swap_keeps_the_new_kb_live(tmp_path, monkeypatch):
+    home = Home(tmp_path)
+    old = _make_generation(home, "old")
+    real = Home._swap
+
+    def swapped_then_interrupted(self, gen):
+        real(self, gen)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Home, "_swap", swapped_then_interrupted)
+    with pytest.raises(KeyboardInterrupt), home.new_generation() as gen:
+        (gen / "kb.sqlite").write_text("new")
+    assert (home.current() / "kb.sqlite").read_text() == "new"  # live, not deleted under the readers
+    assert sorted(p.name for p in tmp_path.glob("gen-*")) == sorted([old, os.readlink(home.link)])
+
+
 def test_second_writer_is_refused_at_once(tmp_path):
     home = Home(tmp_path)
     entered, release = threading.Event(), threading.Event()
