@@ -18,7 +18,7 @@ MIN_SUPPORT = 2  # distinct absent ids a shift must explain before the tree's nu
 _KEYWORDS = ("701", "702")  # keyword rules move by the keyword's name, which kb.links.suggest reads
 
 
-def _shifts(rule: str) -> list[tuple[str, str]]:
+def neighbours(rule: str) -> list[tuple[str, str]]:
     """(prefix, shifted prefix) one step either way: the rule (729 -> 728, 730), and the sub-rule (310.12 ->
     310.11, 310.13) or the one a clause sits under (310.12a -> 310.11a)."""
     head, dot, rest = rule.partition(".")
@@ -43,7 +43,7 @@ def learn(cited: Iterable[tuple[str, object]], live: Container[str]) -> dict[str
             places.setdefault(rule, set()).add(place)
     support: dict[tuple[str, str], set[str]] = {}
     for rule in places:
-        for src, dst in _shifts(rule):
+        for src, dst in neighbours(rule):
             if dst + rule[len(src) :] in live:
                 support.setdefault((src, dst), set()).add(rule)
     out: dict[str, list[tuple[str, int]]] = {}
@@ -77,5 +77,5 @@ def _consistent(learned: dict[str, list[tuple[str, int]]]) -> dict[str, list[tup
 
 def shifted(rule: str, learned: dict[str, list[tuple[str, int]]]) -> list[tuple[str, str, int]]:
     """(shifted id, prefix it moved from, support) for each learned shift that applies to ``rule``."""
-    prefixes = dict.fromkeys(src for src, _ in _shifts(rule))
+    prefixes = dict.fromkeys(src for src, _ in neighbours(rule))
     return [(dst + rule[len(src) :], src, n) for src in prefixes for dst, n in learned.get(src, ())]

@@ -218,14 +218,13 @@ class Suggestions:
         sub-rules next to its own (310.12a -> 310.11a, 310.13a): an edition that inserted or dropped a rule or a
         sub-rule shifted the numbers after it by one. Not the sub-rules for an id a range spans ("602.2b-h" past
         602.2b is the range's overreach, not a shift)."""
-        head, dot, rest = rule.partition(".")
-        if not dot or head in ("701", "702"):
-            return []
         view = self.view(self.against)
-        out = [f"{n}.{rest}" for n in (int(head) - 1, int(head) + 1)]
-        number = rest.rstrip(ruleid.SUB_LETTERS)
-        if sub_rules and number.isdigit() and number != rest:  # a clause: the sub-rules beside its own
-            out += [f"{head}.{n}{rest[len(number) :]}" for n in (int(number) - 1, int(number) + 1) if n > 0]
+        # a sub-rule's own neighbours (310.12 -> 310.11) only with the tree's evidence (kb.links.shifts)
+        out = [
+            dst + rule[len(src) :]
+            for src, dst in shifts.neighbours(rule)
+            if "." not in src or sub_rules and src != rule
+        ]
         return [r for r in out if r in view.nodes]
 
     def fit_code(self, said: Reading, rule: str, *, whole_rule: bool = False) -> float:
