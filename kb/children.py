@@ -11,7 +11,6 @@ parent dies (Linux ``PR_SET_PDEATHSIG``), or, where that is not to be had, watch
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import signal
@@ -24,10 +23,12 @@ _PR_SET_PDEATHSIG = 1
 
 @functools.cache
 def _libc():
+    """The C library's functions, from this process's own symbols (``find_library`` would run ``ldconfig``
+    in every new worker)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return ctypes.CDLL(None, use_errno=True)
     except OSError:
         return None
 

@@ -278,13 +278,22 @@ class Prefork:
 
     def spawn(self) -> None:
         parent = os.getpid()
-        pid = os.fork()
+        # A stop that comes as the worker starts must find the worker's own handler, not the parent's that
+        # the fork copied (which would leave the worker serving and the parent waiting for it), and must
+        # find the worker among the children: SIGTERM waits, blocked, until both are so.
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+        try:
+            pid = os.fork()
+        except BaseException:
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+            raise
         if pid == 0:  # the worker
             code = 0
             try:
-                die_with_parent(parent, signal.SIGTERM)  # a killed parent leaves no worker on its port
                 signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
                 signal.signal(signal.SIGTERM, lambda *_: os._exit(0))
+                signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
+                die_with_parent(parent, signal.SIGTERM)  # a killed parent leaves no worker on its port
                 # One OpenMP thread per worker: the workers already fill the cores.
                 os.environ["OMP_NUM_THREADS"] = "1"
                 make_server(self.home, sock=self.sock, **self.options).run()
@@ -294,6 +303,7 @@ class Prefork:
             finally:
                 os._exit(code)
         self.children[pid] = time.monotonic()
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 
     def stop(self, *_args) -> None:
         self.stopping = True
