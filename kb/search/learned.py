@@ -199,15 +199,43 @@ def query_facts(searcher, s, text: str, prefer: str | None) -> QueryFacts:
 
 
 def _presence(
-    s, fieldname: str, keys: list[str], docs: list[int], positions: bool = False, bm25: dict | None = None
+    s,
+    fieldname: str,
+    keys: list[str],
+    docs: list[int],
+    positions: bool = False,
+    bm25: dict | None = None,
+    postings=None,
 ) -> dict[str, dict]:
     """key -> {doc: positions (or True)} for the documents of ``docs`` (sorted) holding it in
-    ``fieldname``; with ``bm25`` (a dict), each document's BM25 score of the keys is added to it."""
+    ``fieldname``; with ``bm25`` (a dict), each document's BM25 score of the keys is added to it.
+    ``postings(s, field, key)`` gives a term's kept (documents, scores) arrays, or None.
+
+    Given ``docs`` out of order (the candidates, for the et, jr and jb fields), a document is found only
+    when it comes after every earlier one: that is how the matcher walk reads them, and the shipped
+    model was trained on those values. Sorting them is for the next retrain."""
     reader = s.reader()
     out: dict[str, dict] = {}
     for key in keys:
         held: dict[int, object] = {}
-        if (fieldname, key) in reader:
+        kept = None if positions or postings is None else postings(s, fieldname, key)
+        if kept is not None:
+            # the term's (documents, scores) a word tier read: the same scores as its matcher's
+            ids, scores = kept
+            if ids is not None and ids.size and docs:
+                at = ids.searchsorted(docs).tolist()
+                reach = -1
+                for d, i in zip(docs, at, strict=True):
+                    # A matcher only moves forward: given ``docs`` out of order, it finds a document
+                    # only past every earlier one (the ranker was trained on those values).
+                    if d < reach:
+                        continue
+                    reach = d
+                    if i < ids.size and ids[i] == d:
+                        held[d] = True
+                        if bm25 is not None:
+                            bm25[d] = bm25.get(d, 0.0) + float(scores[i])
+        elif (fieldname, key) in reader:
             m = s.postings(fieldname, key)
             for d in docs:
                 if not m.is_active():
@@ -254,12 +282,13 @@ def features(
                 parents[d] = found
     everyone = sorted(set(docs) | set(parents.values()))
     bm25: dict[str, dict[int, float]] = {f: {} for f in ("ja", "jt", "jr", "jb", "en", "et")}
+    kept = searcher.term_postings
     ja = _presence(s, "ja", facts.ja_keys, everyone, positions=True, bm25=bm25["ja"])
-    jt = _presence(s, "jt", facts.ja_keys, everyone, bm25=bm25["jt"])
-    en = _presence(s, "en", facts.en_keys, everyone, bm25=bm25["en"])
-    _presence(s, "et", facts.en_keys, docs, bm25=bm25["et"])
-    _presence(s, "jr", facts.jr_keys, docs, bm25=bm25["jr"])
-    _presence(s, "jb", facts.jb_keys, docs, bm25=bm25["jb"])
+    jt = _presence(s, "jt", facts.ja_keys, everyone, bm25=bm25["jt"], postings=kept)
+    en = _presence(s, "en", facts.en_keys, everyone, bm25=bm25["en"], postings=kept)
+    _presence(s, "et", facts.en_keys, docs, bm25=bm25["et"], postings=kept)
+    _presence(s, "jr", facts.jr_keys, docs, bm25=bm25["jr"], postings=kept)
+    _presence(s, "jb", facts.jb_keys, docs, bm25=bm25["jb"], postings=kept)
     pairs = {}
     for d, f in zip(docs, fields, strict=True):
         if f.get("kind") == "rule" and f.get("rule"):

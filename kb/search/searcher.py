@@ -55,6 +55,7 @@ from kb.search.ranking import (
     settled,
 )
 from kb.search.results import BESIDE
+from kb.search.scores import TierScorer
 
 RANKED_KEPT = 256  # ranking passes kept: a searcher's recent searches, for their next pages
 
@@ -68,6 +69,8 @@ _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 log = logging.getLogger(__name__)
 _pool: tuple[int, ThreadPoolExecutor] | None = None
 _pool_lock = threading.Lock()
+
+TEXTS_KEPT = 30_000  # documents' (title, text) kept in memory: the default scope has about 9,000
 
 
 def _embedding_pool() -> ThreadPoolExecutor:
@@ -117,6 +120,7 @@ class _Pass:
     scored: dict[int, tuple[float, float]]
     where: dict[int, tuple[str, str, str]] = field(default_factory=dict)
     negated: list[str] = field(default_factory=list)  # the words the query negates
+    parts: dict = field(default_factory=dict)  # the tiers' shared parts, scored (kb.search.scores)
 
 
 class Searcher:
@@ -157,6 +161,9 @@ class Searcher:
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
         self._counters = {True: MatchCounter(), False: MatchCounter()}  # matches of the current / full index
+        self._scorers = {True: TierScorer(), False: TierScorer()}  # word tiers' top hits, on arrays
+        self._texts: dict[tuple, tuple[str, str]] = {}  # (kind, hash or ref, lang) -> (title, text)
+        self._stored: dict[str, dict[int, dict]] = {"current": {}, "full": {}}  # stored fields by document
         self._ranked_cache: OrderedDict[tuple, _Ranked] = OrderedDict()  # recent searches' ranking passes
         self._ranked_lock = threading.Lock()
         # What each version is (official, official-translation, private-translation, viewer, wiki-quote);
@@ -179,6 +186,7 @@ class Searcher:
         s = getattr(self._local, name, None)
         if s is None:
             s = (self.ix_current if current else self.ix).searcher()
+            s.stored_fields = _kept_fields(s.stored_fields, self._stored[name])
             setattr(self._local, name, s)
         return s
 
@@ -457,20 +465,30 @@ class Searcher:
         vec, ix = qvec
         return ix.top(vec.result(), self.fusion.get("pool", fusion.POOL), docs, key)
 
+    def term_postings(self, s, field: str, key: str):
+        """(sorted document numbers, BM25F scores) of one term in searcher ``s``'s index, kept for the
+        next searches; (None, None) for a term the index lacks; None without numpy."""
+        return self._scorers[s is self._searcher(True)].postings(s, field, key)
+
     def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
-        for hit in whoosh_search(run.s, q, filter=run.docs, limit=int(run.want * POOL)):
-            if hit.docnum not in run.scored:
-                bias = prior(hit.get("kind"), hit.get("rule") or "") if "priors" in self.layers else 1.0
-                if (hit.get("game"), hit.get("lang"), hit.get("dver")) in self._superseded and "priors" in self.layers:
+        limit = int(run.want * POOL)
+        found = self._scorers[run.s is self._searcher(True)].top(run.s, q, run.docs, limit, run.parts)
+        if found is None:  # a phrase, a prefix: Whoosh scores it
+            found = [(hit.docnum, hit.score) for hit in whoosh_search(run.s, q, filter=run.docs, limit=limit)]
+        for docnum, score in found:
+            if docnum not in run.scored:
+                f = run.s.stored_fields(docnum)
+                bias = prior(f.get("kind"), f.get("rule") or "") if "priors" in self.layers else 1.0
+                if (f.get("game"), f.get("lang"), f.get("dver")) in self._superseded and "priors" in self.layers:
                     bias *= SUPERSEDED
-                if hit.get("game") == run.prefer and "priors" in self.layers:
+                if f.get("game") == run.prefer and "priors" in self.layers:
                     bias *= GAME_BIAS
-                if run.negated and "priors" in self.layers and agrees(self.text_of(hit.fields()), run.negated):
+                if run.negated and "priors" in self.layers and agrees(self.text_of(f), run.negated):
                     bias *= NEGATION_AGREES
-                run.scored[hit.docnum] = (tier, hit.score * bias)
-                if hit.get("kind") == "rule":
-                    run.where[hit.docnum] = (hit["game"], hit["lang"], hit["rule"])
+                run.scored[docnum] = (tier, score * bias)
+                if f.get("kind") == "rule":
+                    run.where[docnum] = (f["game"], f["lang"], f["rule"])
 
     def _names_read_alike(self, run: _Pass, text: str) -> None:
         """Tier 2.65: headings and terms whose name reads as the query does (an IME slip: 回避脳力 for
@@ -581,8 +599,18 @@ class Searcher:
         return self._title_text(f)[1]
 
     def _title_text(self, f: dict) -> tuple[str, str]:
+        """A document's (title, text), read from the store once (a generation's texts never change)."""
+        key = (f["kind"], f.get("hash") if f["kind"] == "rule" else f.get("ref"), f["lang"])
+        found = self._texts.get(key)
+        if found is None:
+            if len(self._texts) >= TEXTS_KEPT:
+                self._texts.clear()  # a rare reset keeps the memory bounded: the default scope fits
+            found = self._texts[key] = self._read_title_text(f)
+        return found
+
+    def _read_title_text(self, f: dict) -> tuple[str, str]:
         if f["kind"] == "rule":
-            return self.store.content(f["hash"])
+            return tuple(self.store.content(f["hash"]))
         if f["kind"] == "term":
             term, english, definition = self.store.term_entry(f["ref"])
             return term + (f" / {english}" if english and f["lang"] == "ja" else ""), definition or ""
@@ -610,3 +638,16 @@ class Searcher:
         snippet, start, marks = snippet_for(body, lits)
         hit.update(title=title, text=text, snippet=snippet, snippet_start=start, highlights=marks)
         return hit
+
+
+def _kept_fields(read, kept: dict[int, dict]):
+    """A Whoosh searcher's ``stored_fields`` that unpickles each document once for every thread's searcher
+    of the index (the index never changes under a Searcher); each call gets its own copy."""
+
+    def stored_fields(docnum: int) -> dict:
+        f = kept.get(docnum)
+        if f is None:
+            f = kept[docnum] = read(docnum)
+        return dict(f)
+
+    return stored_fields
