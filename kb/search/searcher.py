@@ -132,9 +132,12 @@ class Searcher:
     of the original ``text``, or of the title for a heading without text, starting at ``snippet_start``), score, also_in, and article_id for articles.
     """
 
-    def __init__(self, store, index_dir: str | Path, *, layers: frozenset[str] = ALL_LAYERS):
+    def __init__(self, store, index_dir: str | Path, *, layers: frozenset[str] = ALL_LAYERS, arrays: bool = True):
         self.store = store
         self.layers = layers
+        # The word tiers scored on arrays (kb.search.scores), or by Whoosh's matchers: the same hits
+        # and scores either way (tested); False is the baseline bench/search.py times it against.
+        self.arrays = arrays
         try:
             self.ix = windex.open_dir(str(index_dir))
             current = Path(index_dir) / CURRENT_DIR
@@ -468,12 +471,13 @@ class Searcher:
     def term_postings(self, s, field: str, key: str):
         """(sorted document numbers, BM25F scores) of one term in searcher ``s``'s index, kept for the
         next searches; (None, None) for a term the index lacks; None without numpy."""
-        return self._scorers[s is self._searcher(True)].postings(s, field, key)
+        return self._scorers[s is self._searcher(True)].postings(s, field, key) if self.arrays else None
 
     def _collect(self, run: _Pass, q: Query, tier: float) -> None:
         """Add one tier's hits, nudged towards clauses over sub-clauses and current over superseded texts."""
         limit = int(run.want * POOL)
-        found = self._scorers[run.s is self._searcher(True)].top(run.s, q, run.docs, limit, run.parts)
+        scorer = self._scorers[run.s is self._searcher(True)] if self.arrays else None
+        found = scorer.top(run.s, q, run.docs, limit, run.parts) if scorer else None
         if found is None:  # a phrase, a prefix: Whoosh scores it
             found = [(hit.docnum, hit.score) for hit in whoosh_search(run.s, q, filter=run.docs, limit=limit)]
         for docnum, score in found:
