@@ -10,14 +10,16 @@ from tests.helpers import ROOT
 
 BLIND = ROOT / "bench" / "blind"
 BLIND2 = ROOT / "bench" / "blind2"
+BLIND3 = ROOT / "bench" / "blind3"
 # Recorded here too, so a changed set cannot pass by rewriting its own SHA256SUMS beside it.
 WRITTEN = {
     BLIND: "ca5b4e732181c4df1acb6a7cb6341edc14d9a2a2c0a2e223fd32e20dd0524265",
     BLIND2: "5fd7ca067e4d815af1c13b85ce0fbb40fcdfdfdeafb341c2075058eb244715fa",
+    BLIND3: "170fa5e36f39dbfc4e02cf60b49b52bcd2cb17440b07c8868722f84764354f52",
 }
 
 
-@pytest.mark.parametrize("folder", [BLIND, BLIND2], ids=["blind", "blind2"])
+@pytest.mark.parametrize("folder", [BLIND, BLIND2, BLIND3], ids=["blind", "blind2", "blind3"])
 def test_a_blind_set_is_byte_identical_to_its_recorded_hash(folder):
     recorded = dict(line.split()[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
     digest = hashlib.sha256((folder / "queries.tsv").read_bytes()).hexdigest()
@@ -41,3 +43,16 @@ def test_the_second_blind_set_parses_and_keeps_its_kinds():
     kinds = [k for k, _q, _e in rows]
     assert len(rows) == 200 and kinds.count("question") == 55 and kinds.count("nonsense") == 10
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
+
+
+def test_the_third_blind_set_parses_and_keeps_its_kinds():
+    import sys
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import blind
+
+    rows = blind.load(BLIND3 / "queries.tsv")
+    kinds = [k for k, _q, _e in rows]
+    assert len(rows) == 300 and kinds.count("question") == 100 and kinds.count("multi") == 45
+    assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
+    assert (BLIND3 / "queries.tsv") in blind.BLIND_SETS  # kept out of the ranker's training queries
