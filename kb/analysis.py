@@ -11,7 +11,6 @@ long-vowel folding (``プレーヤー`` = ``プレイヤー``).
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import unicodedata
@@ -479,22 +478,14 @@ def _worth_marking(lit: str) -> bool:
     return len(lit) > 1 or bool(re.match(r"[\u4e00-\u9fff\u3400-\u4dbf々0-9]", lit))
 
 
-@functools.lru_cache(maxsize=4096)
-def _marked_text(text: str) -> tuple[str, list[int], list[int], str, list[int]]:
-    """A text as highlights read it (normalised, its canonical form, the offsets of both), computed
-    once per text: a search's hits are mostly clauses earlier searches showed. Read-only."""
-    norm, starts, ends = normalize_mapped(text)
-    canon, where = _canon(norm)
-    return norm, starts, ends, canon, where
-
-
 def highlight_spans(text: str, lits: list[str]) -> list[list[int]]:
     """[start, end] spans of ``lits`` in ``text``, original offsets, longest literal first.
 
     Matching ignores width, case and ・ and folds katakana long vowels, so ``ブロッククリーチャー``
     marks the whole ``ブロック・クリーチャー`` and ``S・トリガー`` its ``S`` too. A Latin literal
     starts at a word start and marks the whole word (``block`` marks ``blocked``)."""
-    norm, starts, ends, canon, where = _marked_text(text)
+    norm, starts, ends = normalize_mapped(text)
+    canon, where = _canon(norm)
     taken = [False] * len(canon)
     spans = []
     for lit in sorted(dict.fromkeys(lits), key=lambda w: -len(w)):
