@@ -35,7 +35,7 @@ from typing import Any
 
 from whoosh.query import And, DisjunctionMax, NullQuery, Or, Query, Term
 
-MAX_POSTINGS = 3_000_000  # (document, score) pairs kept in all, least recently used dropped first
+MAX_POSTINGS = 2_000_000  # (document, score) pairs kept in all (16 bytes each), least recently used dropped first
 SMALL_INDEX = 5000  # Whoosh's Or preloads its parts' scores at or below this many documents
 TOO_MANY_CLAUSES = Or.TOO_MANY_CLAUSES
 
@@ -74,7 +74,7 @@ class TierScorer:
         """The ``limit`` best (document number, score) of ``q`` in searcher ``s`` (within ``docs`` when
         given), best first, as Whoosh's ``search(q, filter=docs, limit=limit)`` gives them; None when
         the query or index is not one this module scores. ``memo`` (a dict kept for one search's tiers)
-        keeps the parts they share: a word's DisMax is in the all-words, all-but-one and loose tiers."""
+        keeps the words they share: a word's DisMax is in the all-words, all-but-one and loose tiers."""
         try:
             import numpy as np
         except ImportError:
@@ -117,10 +117,15 @@ class TierScorer:
             return self._nothing(s)
         if kind not in (Term, And, Or, DisjunctionMax) or (kind is Or and q.scale):
             raise Unsupported(kind.__name__ + (" (scaled)" if kind is Or else ""))
+        if kind is Term:
+            return self._leaf(s, q)
+        if kind is not DisjunctionMax:
+            return self._compound(s, q, memo)
+        # a word's DisMax (its fields) recurs in a search's tiers: kept for the search, ~80 KB a word
         key = (kind, q)  # Whoosh's queries compare by content (fields, words, boosts, parts)
         found = memo.get(key)
         if found is None:
-            found = memo[key] = self._leaf(s, q) if kind is Term else self._compound(s, q, memo)
+            found = memo[key] = self._compound(s, q, memo)
         return found
 
     def _compound(self, s, q: Query, memo: dict):
