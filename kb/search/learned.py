@@ -213,7 +213,8 @@ def _presence(
 
     Given ``docs`` out of order (the candidates, for the et, jr and jb fields), a document is found only
     when it comes after every earlier one: that is how the matcher walk reads them, and the shipped
-    model was trained on those values. Sorting them is for the next retrain."""
+    model was trained on those values (read in document order and retrained, it was no better:
+    docs/search.md, "A third frozen blind set, and a retrain not shipped")."""
     reader = s.reader()
     out: dict[str, dict] = {}
     for key in keys:

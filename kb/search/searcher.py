@@ -106,7 +106,7 @@ class _Pass:
     scored: dict[int, tuple[float, float]]
     where: dict[int, tuple[str, str, str]] = field(default_factory=dict)
     negated: list[str] = field(default_factory=list)  # the words the query negates
-    parts: dict = field(default_factory=dict)  # the tiers' shared parts, scored (kb.search.scores)
+    parts: dict = field(default_factory=dict)  # each word's DisMax, scored once for every tier (kb.search.scores)
 
 
 class Searcher:
