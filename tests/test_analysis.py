@@ -133,7 +133,7 @@ def test_analyzer_survives_pickling_in_a_schema():
 
 
 def test_highlight_spans_map_back_to_the_original_text():
-    from kb.analysis import highlight_spans, snippet_for
+    from kb.snippets import highlight_spans, snippet_for
 
     text = "ｶﾞｰﾄﾞとｶﾞｰﾄﾞ、ＢＬＯＣＫ"
     assert highlight_spans(text, ["ガード", "block"]) == [[0, 5], [6, 11], [12, 17]]

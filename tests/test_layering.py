@@ -20,7 +20,16 @@ from tests.helpers import ROOT
 ENTRY_POINTS = {"kb.cli", "kb.build"}
 # kb's rooms, lowest first: each may import only from itself and the rooms before it.
 KB_LAYERS = (
-    ("kb.errors", "kb.model", "kb.ruleid", "kb.textio", "kb.loadtime", "kb.analysis", "kb.children"),  # core, stdlib
+    (
+        "kb.errors",
+        "kb.model",
+        "kb.ruleid",
+        "kb.textio",
+        "kb.loadtime",
+        "kb.analysis",
+        "kb.snippets",
+        "kb.children",
+    ),  # core, stdlib
     ("kb.store",),  # every SQL statement
     ("kb.home", "kb.remote"),  # the data home: generations of a store and an index; its running server
     ("kb.versions",),  # order, editions, diff, lineage, history, align, glossary, clause views

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from kb.analysis import highlight_spans, kanji_numerals, okurigana_stem, snippet_for
+from kb.analysis import kanji_numerals, okurigana_stem
 from kb.search.fusion import GUARD, fuse, words_only
 from kb.search.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
+from kb.snippets import highlight_spans, snippet_for
 from tests.helpers import first
 
 

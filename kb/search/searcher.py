@@ -19,7 +19,7 @@ from whoosh import index as windex
 from whoosh.query import And, Query, Term
 
 from kb import ruleid
-from kb.analysis import snippet_for, words
+from kb.analysis import words
 from kb.errors import RulekbError
 from kb.loadtime import one_time_load
 from kb.search import fusion, learned, results, semantic
@@ -55,6 +55,7 @@ from kb.search.ranking import (
 )
 from kb.search.results import BESIDE
 from kb.search.scores import TierScorer
+from kb.snippets import snippet_for
 
 RANKED_KEPT = 256  # ranking passes kept: a searcher's recent searches, for their next pages
 
