@@ -139,3 +139,20 @@ def test_highlight_spans_map_back_to_the_original_text():
     assert highlight_spans(text, ["ガード", "block"]) == [[0, 5], [6, 11], [12, 17]]
     snippet, start, marks = snippet_for("あ" * 100 + "ブロック" + "い" * 100, ["ブロック"], width=40)
     assert snippet[marks[0][0] : marks[0][1]] == "ブロック" and start == 90
+
+
+def test_highlight_forms_kept_stay_within_their_budget_and_change_nothing(monkeypatch):
+    from kb import snippets
+
+    monkeypatch.setattr(snippets, "MARKED_CHARS", 5000)
+    monkeypatch.setattr(snippets, "_marked", type(snippets._marked)())
+    monkeypatch.setattr(snippets, "_marked_chars", 0)
+    texts = [f"{i}番目のブロック・クリーチャー指定ステップでは、防御プレイヤーがブロックする。" for i in range(200)]
+    first = [snippets.highlight_spans(t, ["ブロッククリーチャー", "ブロック"]) for t in texts]
+    assert snippets._marked_chars <= 5000 and 0 < len(snippets._marked) < len(texts)
+    assert sum(len(t) for t in snippets._marked) == snippets._marked_chars
+    again = [snippets.highlight_spans(t, ["ブロッククリーチャー", "ブロック"]) for t in texts]
+    assert again == first and all(spans for spans in first)
+    long = "トランプル" * 100  # over a hundredth of the budget: answered, not kept
+    assert snippets.highlight_spans(long, ["トランプル"])[0] == [0, 5]
+    assert long not in snippets._marked
