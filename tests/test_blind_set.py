@@ -33,26 +33,25 @@ def test_the_blind_set_has_every_kind_it_promises():
     assert all(len(r) >= 3 for r in rows if r[0] and not r[0].startswith("#"))
 
 
-def test_the_second_blind_set_parses_and_keeps_its_kinds():
+def _loaded(folder):
+    """bench/blind.py and the kinds of a frozen set's queries, as it loads them."""
     import sys
 
     sys.path.insert(0, str(ROOT / "bench"))
     import blind
 
-    rows = blind.load(BLIND2 / "queries.tsv")
-    kinds = [k for k, _q, _e in rows]
+    rows = blind.load(folder / "queries.tsv")
+    return blind, rows, [k for k, _q, _e in rows]
+
+
+def test_the_second_blind_set_parses_and_keeps_its_kinds():
+    blind, rows, kinds = _loaded(BLIND2)
     assert len(rows) == 200 and kinds.count("question") == 55 and kinds.count("nonsense") == 10
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
 
 
 def test_the_third_blind_set_parses_and_keeps_its_kinds():
-    import sys
-
-    sys.path.insert(0, str(ROOT / "bench"))
-    import blind
-
-    rows = blind.load(BLIND3 / "queries.tsv")
-    kinds = [k for k, _q, _e in rows]
+    blind, rows, kinds = _loaded(BLIND3)
     assert len(rows) == 300 and kinds.count("question") == 100 and kinds.count("multi") == 45
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
     assert (BLIND3 / "queries.tsv") in blind.BLIND_SETS  # kept out of the ranker's training queries
