@@ -110,15 +110,18 @@ class LineReader:
             lead, words = cite.rule, copied.fragment(self.next_line(cite))[1]  # "* 701.34b" alone: its text follows
         if not copied.enough(words):
             prev = self.previous_line(cite)  # a wrapped javadoc line: its start is on the line above
-            words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words
+            if prev and lead and (above := copied.fragment(prev)[1]):
+                # ... and an id leading it continues that sentence ("… in rules / 601.2b and 601.2e-g."): the
+                # copied clause's cross-reference, not its label
+                lead, words = "", above + " " + norm(COMMENT.sub("", cite.context, count=1))
+            else:
+                words = (copied.fragment(prev)[1] + " " + words).strip() if prev else words
             if not copied.enough(words):
                 return None
-        if self._copies is None:
-            self._copies = copied.Copies(self.store, self.chain)
         order = {v.id: i for i, v in enumerate(self.chain)}
         places = [
             (order[vid], rule)
-            for vid, rule in self._copies.places(self._copies.holders(words))
+            for vid, rule in self.copy_holders(words)
             if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)
         ]
         if lead == cite.rule:
@@ -126,6 +129,12 @@ class LineReader:
         if not places:
             return None
         return self.chain[max(places)[0]], lead == cite.rule
+
+    def copy_holders(self, words: str) -> list[tuple[int, str]]:
+        """(version id, rule) of every clause of every edition whose text holds ``words`` (normalised) word for word."""
+        if self._copies is None:
+            self._copies = copied.Copies(self.store, self.chain)
+        return self._copies.places(self._copies.holders(words))
 
     def read(self, cite: Cite, siblings: list[str] = ()) -> Reading:
         """What the citation's line, the code around it and its test say (``siblings``: the ids cited with it)."""

@@ -13,12 +13,12 @@ from datetime import date
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import copied, evidence, forms
+from kb.links import copied, era, evidence, forms
 from kb.links.agree import MARGIN, STRONG_FIT, Agreement
 from kb.links.clauses import KEYWORD_RULE, View, heading, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import LineReader, Reading
-from kb.links.suggest import KEYWORD_OR_ACTION, Suggestions
+from kb.links.suggest import KEYWORD_OR_ACTION, REASONS, Suggestions
 from kb.store import NodeRecord, Store, VersionInfo
 from kb.versions import editorial, order
 from kb.versions.history import valid_window
@@ -78,6 +78,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._titled: list[tuple[int, str, str]] | None = None
         self._actions: dict[str, str] | None = None
         self.shifts: dict[str, list[tuple[str, int]]] = {}  # this tree's numbering (kb.links.shifts.learn)
+        self.era: VersionInfo | None = None  # the edition this tree's undated citations follow (kb.links.era)
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).
@@ -202,6 +203,7 @@ class Resolver(LineReader, Agreement, Suggestions):
                 notes.append(f"{A.label} is partial; resolved against {holder.label}")
                 A, node_a = holder, self.node(cite.rule, holder)
         written = self.written_edition(cite)
+        extra: dict = {}
         said = self.read(cite, siblings)
         reference = False
         copy = None
@@ -213,10 +215,20 @@ class Resolver(LineReader, Agreement, Suggestions):
                 written, own = copy
                 said.judged, reference = own, not own
                 notes.append(f"the line is the text of the rules of {written.label}")
+        if written is None and copy is None and not cite.written and self.era is not None:
+            # nothing dates the line: the tree's citations say which edition it follows, and the line's own words
+            # (a header, a keyword named, a pasted clause) which edition it was written in, when not that one
+            own = era.dated(self, cite)
+            written = own or self.era
+            extra["written_from"] = "tree"
+            notes.append(
+                f"undated: read as written against {written.label}, "
+                + ("the newest edition its own words fit" if own else "the edition this tree's citations follow")
+            )
         node_w = self.node(cite.rule, written) if written else None
         keywords: list[str] = []
         first = None
-        extra: dict = {}
+        moved = ""
         if node_a is None:
             status = "orphan"
             base = written if node_w else self.last_holding(cite.rule)
@@ -225,6 +237,12 @@ class Resolver(LineReader, Agreement, Suggestions):
             theirs = {k for s in siblings if s != cite.rule for k in self.titles_ever(s)}  # other ids' keywords
             keywords = [mate] if mate else [kw for kw in said.keywords or said.line_keywords if kw not in theirs]
             keywords = [kw for kw in keywords if not base or kw != self.title_of(cite.rule, base)]
+            if node_w is not None and (copy is not None or self._held(cite, written, siblings, said)):
+                # right in the edition it was written against, gone since: stale, with where it went (its
+                # suggestions are an absent id's all the same)
+                moved = "stale"
+                notes.append(f"it was in {written.label}, the edition it was written against")
+                extra["old_text"] = node_w.text
         else:
             base = A
             agree_a, keywords = self.agrees(cite, A, siblings, said)
@@ -261,6 +279,13 @@ class Resolver(LineReader, Agreement, Suggestions):
         if reference:  # the words are the copied clause's, not this id's: its lineage alone says where it went
             said = Reading({}, {}, [], [], [], [], judged=False)
         suggest, why = ([], {}) if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
+        status = moved or status
+        if copy is not None and not reference and status == "stale":
+            # a clause pasted under its own id: where that clause went leads, whatever its old words fit now
+            went = [r for r in self.successors(cite.rule, base) if self.node(r, A) is not None]
+            if went:
+                suggest = list(dict.fromkeys(went + suggest))[:3]
+                why[went[0]] = why.get(went[0]) or REASONS["lineage"]
         # another id on the line, and its rule, speak for themselves: not what this id meant
         # (its own lineage excepted: "601.2b and 601.2e–g" copied from 2015 means today's 601.2f–h)
         theirs = {rule_head(s) for s in siblings if s != cite.rule} - {rule_head(cite.rule)}
@@ -284,6 +309,17 @@ class Resolver(LineReader, Agreement, Suggestions):
             "written_version": written.label if written else None,
             **extra,
         }
+
+    def _held(self, cite: Cite, written: VersionInfo, siblings: list[str], said: Reading) -> bool:
+        """True when nothing the line says speaks against the clause as ``written`` held it: no quote or keyword
+        it does not hold, no clause the words fit far better, no keyword action or ability the line names that the
+        clause never speaks of ("701.21b sacrifice the permanent", written against 2024, when 701.21b untapped)."""
+        agree, _ = self.agrees(cite, written, siblings, said)
+        if agree is not None:
+            return agree
+        family = self.view(written).stems(cite.rule)
+        foreign = [t for words, head, t in said.topics if KEYWORD_OR_ACTION.match(head) and not words & family]
+        return not foreign and not self.contradicted(cite, written, said, siblings)
 
     def _editorial_note(self, rule: str, written: VersionInfo, A: VersionInfo, reasons: list[str] | None = None) -> str:
         if reasons is None:

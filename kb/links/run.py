@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kb import ruleid
 from kb.errors import NotFound
-from kb.links import copies, gitdates, shifts
+from kb.links import copies, era, gitdates, shifts
 from kb.links import junit as junitxml
 from kb.links.coverage import coverage
 from kb.links.extract import Cite, scan_tree, spanned
@@ -128,6 +128,7 @@ def run(
     # the numbering the tree follows, where it is a newer edition's (kb.links.shifts)
     cited = [(c.rule, (c.file, c.line)) for c in found.citations if c.game == game and not spanned(c)]
     main.shifts = shifts.learn(cited, main.view(main.against).nodes)
+    main.era = era.learn(main, found.citations)  # the edition an undated tree follows (kb.links.era)
     line_ids: dict[tuple[str, int], list[str]] = {}
     for c in found.citations:
         line_ids.setdefault((c.file, c.line), []).append(c.rule)

@@ -298,7 +298,7 @@ class Suggestions:
         add(first, 1.2, "fit")
         for r, p in self.quote_targets(said).items():
             add(r, p, "quote")
-        self._from_lineage(cite.rule, base, status, add)
+        went = self._from_lineage(cite.rule, base, status, add)
         moved = shifts.shifted(cite.rule, self.shifts) if status == "orphan" and not spanned(cite) else []
         for r, src, n in moved:  # the engine follows a newer numbering, which its other citations show
             add(r, 1.0 + 0.02 * min(n, 10), "shift", r[: len(r) - len(cite.rule) + len(src)], n, src)
@@ -313,7 +313,7 @@ class Suggestions:
         for r, kw in self.keyword_targets(cite, keywords, said):
             add(r, 0.9, "keyword", kw)
         for r, kw in self.keyword_targets(cite, self.former(cite, said), said) if not keywords else []:
-            add(r, 1.05, "former", kw)
+            add(r, 0.95 if went else 1.05, "former", kw)  # where the clause itself went says more than its rule
         if status == "orphan" and base is None and self.newer(cite.rule):
             # a mechanic printed after the newest edition: only a quote or a keyword paired with it names a clause
             return self._rank(prior, said, cite.rule, first, [], heads), why

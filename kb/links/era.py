@@ -1,0 +1,99 @@
+"""The edition a tree's citations follow, read from their own words when nothing dates them.
+
+A citation is judged against the edition it was written against: an annotation, a date on its line or
+its line's commit date says which (kb.links.resolve). An exported tree, a tarball or a copy without its
+history has none of these, and an engine last touched in 2014 then looks wrong wherever the rules were
+renumbered since: "702.42. Bushido" (bushido is 702.45 now), "613.6d If an Aura, Equipment, or
+Fortification becomes attached …" (now 613.7e). Its citations carry their era in their words, though:
+
+- a keyword rule cited with its name ("702.42. Bushido", "bushido (702.42)") fits the editions in which
+  that rule had that name;
+- a rule cited as a header ("701.20. Clash") fits the editions in which the rule had that title;
+- a clause pasted with its own id ("613.6d If an Aura …") fits the editions whose clause of that id
+  holds those words.
+
+``learn`` counts, edition by edition, the undated citations that fit it. When far more fit an older
+edition than the one cited against, the tree follows that edition: its undated citations are read as
+written against it (the newest of the editions that fit most), so a renumbered one is ``stale`` with
+where its clause went, as git's dates would have made it. A tree whose citations fit today's numbering as
+well keeps no era: a few old numbers in a modern engine are its slips, not its edition.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+from kb.links import copied
+from kb.links.clauses import heading
+from kb.links.extract import Cite
+from kb.store import VersionInfo
+
+MIN_FITTING = 5  # undated citations that must fit an older edition before it is taken for the tree's
+SHARE = 0.5  # ... and at most this share of that many may fit the edition cited against
+_COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+)\s*")
+# "702.42. Bushido", "// 701.20. Clash": a rule's id and its title alone on a comment line
+_HEADER = re.compile(r"^(\d{3}\.\d+)\.?\s+([A-Z][A-Za-z' ,-]{1,40}?)\s*(?:\*/)?\s*$")
+
+
+def fitting(resolver, cite: Cite) -> set[int]:
+    """Indexes into ``resolver.chain`` of the editions (partial ones aside) whose clause ``cite.rule`` the
+    citation's own words fit: a header's title, a keyword named beside the id, a clause pasted with its id.
+    Empty when the words say nothing that tells editions apart."""
+    if cite.scope == "name" or not cite.context:
+        return set()
+    chain = resolver.chain
+    line = _COMMENT.sub("", cite.context, count=1).strip()
+    if (m := _HEADER.match(line)) and m.group(1) == cite.rule:
+        title = m.group(2).lower().strip()
+        return {i for i, v in enumerate(chain) if not v.partial and _title(resolver, cite.rule, v) == title}
+    lead, words = copied.fragment(line)
+    if lead == cite.rule and copied.enough(words):
+        held = resolver.copy_holders(words)
+        order = {v.id: i for i, v in enumerate(chain)}
+        return {order[vid] for vid, rule in held if rule == cite.rule and vid in order}
+    if cite.rule.startswith("702."):
+        titles = resolver.titles_ever(cite.rule)
+        named = [k for k in resolver.named(cite.context, around=cite) if k in titles]
+        if len(named) == 1 and len(titles) > 1:
+            return {i for i, v in enumerate(chain) if not v.partial and resolver.title_of(cite.rule, v) == named[0]}
+    return set()
+
+
+def _title(resolver, rule: str, version: VersionInfo) -> str:
+    n = resolver.node(rule, version)
+    return heading(n.title, n.text) if n else ""
+
+
+def dated(resolver, cite: Cite) -> VersionInfo | None:
+    """The newest edition (up to the one resolved against) that the citation's own words fit, when they do not
+    fit the tree's era: in a tree that follows an old edition, a header from a later one ("702.99. Extort",
+    2013, in a tree of 2011) was written then."""
+    chain = resolver.chain
+    upto = next(i for i, v in enumerate(chain) if v.id == resolver.against.id)
+    fits = [i for i in fitting(resolver, cite) if i <= upto]
+    if not fits or any(chain[i].id == resolver.era.id for i in fits):
+        return None
+    return chain[max(fits)]
+
+
+def learn(resolver, cites: Iterable[Cite]) -> VersionInfo | None:
+    """The edition the undated citations of ``cites`` follow when it is not the one ``resolver`` resolves
+    against (None when they fit that one about as well, or too few say anything)."""
+    chain = resolver.chain
+    upto = next(i for i, v in enumerate(chain) if v.id == resolver.against.id)
+    support: Counter[int] = Counter()
+    seen: set[tuple[str, str]] = set()
+    for c in cites:
+        if c.written or c.game != resolver.game or (c.rule, c.context) in seen:
+            continue
+        seen.add((c.rule, c.context))
+        fits = {i for i in fitting(resolver, c) if i <= upto}
+        support.update(fits)
+    if not support:
+        return None
+    top = max(support.values())
+    if top < MIN_FITTING or support[upto] > SHARE * top:
+        return None
+    return chain[max(i for i, n in support.items() if n == top)]

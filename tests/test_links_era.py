@@ -1,0 +1,119 @@
+"""An undated tree's edition read from its citations' own words (kb.links.era): an engine last written in 2011,
+exported without its history, cites 2011's numbering; its renumbered citations are stale, not mismatches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kb.links import era, link
+from kb.links.extract import scan_tree
+from kb.links.resolve import Resolver
+from tests._kbfixtures import store_of
+
+# An old engine's keyword classes, each headed by its rule as the 2011-05-01 edition numbered and titled it,
+# two with a clause pasted under the header (rules text of that edition), and one rule that kept its number.
+OLD_TREE = {
+    "keywords/Bushido.java": "// 702.42. Bushido\npublic final class Bushido {}\n",
+    "keywords/Madness.java": "// 702.32. Madness\npublic final class Madness {}\n",
+    "keywords/Modular.java": "// 702.40. Modular\npublic final class Modular {}\n",
+    "keywords/Graft.java": "// 702.55. Graft\npublic final class Graft {}\n",
+    "keywords/Flying.java": "// 702.9. Flying\npublic final class Flying {}\n",
+    "keywords/Rebound.java": (
+        "/**\n"
+        " * 702.85. Rebound\n"
+        " *\n"
+        " * 702.85b Casting a card without paying its mana cost as the result of a\n"
+        " * rebound ability follows the rules for paying alternative costs in rules\n"
+        " * 601.2b and 601.2e-g.\n"
+        " */\n"
+        "public final class Rebound {}\n"
+    ),
+    "engine/Attach.java": (
+        "class Attach {\n"
+        "  void attach() {\n"
+        "    // 613.6d If an Aura, Equipment, or Fortification becomes\n"
+        "    // attached to an object or player, the Aura, Equipment, or\n"
+        "    // Fortification receives a new timestamp at that time.\n"
+        "    stamp();\n"
+        "  }\n"
+        "}\n"
+    ),
+}
+
+
+@pytest.fixture(scope="module")
+def store():
+    return store_of("2011-05-01", "2026-01-16")
+
+
+def _write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    return root
+
+
+def _by(data: dict) -> dict[tuple[str, str], dict]:
+    return {(c["file"].rsplit("/", 1)[-1], c["rule"]): c for c in data["citations"]}
+
+
+def test_an_undated_tree_follows_the_edition_its_citations_fit(store, tmp_path):
+    tree = _write(tmp_path, OLD_TREE)
+    resolver = Resolver(store, "mtg")
+    assert era.learn(resolver, scan_tree([str(tree)], "mtg").citations).label == "20110501"
+    by = _by(link(store, [str(tree)], git=False))
+    for file, rule, first in [
+        ("Bushido.java", "702.42", "702.45"),
+        ("Madness.java", "702.32", "702.35"),
+        ("Modular.java", "702.40", "702.43"),
+        ("Graft.java", "702.55", "702.58"),
+    ]:
+        c = by[(file, rule)]
+        assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", [first], "20110501"), c
+        assert c["written_from"] == "tree" and "the edition this tree's citations follow" in c["note"]
+    assert by[("Flying.java", "702.9")]["status"] == "ok"  # unchanged since 2011
+    # a clause pasted with its id, gone since: stale (it was right when written), with where it went
+    c = by[("Attach.java", "613.6d")]
+    assert (c["status"], c["suggest"][:1]) == ("stale", ["613.7e"]), c
+    assert "it was in 20110501" in c["note"]
+    # the clause's own label: where it went, not the first clause of the rule it was in
+    assert by[("Rebound.java", "702.85b")]["suggest"][:1] == ["702.88b"]
+    # a wrapped line whose leading id continues the pasted sentence: the rules' own cross-references
+    c = by[("Rebound.java", "601.2e")]
+    assert (c["status"], c["suggest"][:1]) == ("stale", ["601.2f"]), c
+    assert "the line is the text of the rules of 20110501" in c["note"]
+
+
+def test_a_modern_tree_keeps_its_old_numbers_as_slips(store, tmp_path):
+    # the same old headers among as many that fit today's numbering: no era, and a header that names another
+    # keyword than the cited rule's is a mismatch, as before
+    modern = {
+        f"now/{name}.java": f"// {rule}. {name}\nclass {name} {{}}\n"
+        for rule, name in [
+            ("702.45", "Bushido"),
+            ("702.35", "Madness"),
+            ("702.43", "Modular"),
+            ("702.58", "Graft"),
+            ("702.88", "Rebound"),
+        ]
+    }
+    tree = _write(tmp_path, {**OLD_TREE, **modern})
+    resolver = Resolver(store, "mtg")
+    assert era.learn(resolver, scan_tree([str(tree)], "mtg").citations) is None
+    c = _by(link(store, [str(tree)], git=False))[("Bushido.java", "702.42")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("mismatch", ["702.45"], None), c
+
+
+def test_too_little_evidence_is_no_era(store, tmp_path):
+    tree = _write(tmp_path, {k: v for k, v in OLD_TREE.items() if "Bushido" in k or "Madness" in k})
+    resolver = Resolver(store, "mtg")
+    assert era.learn(resolver, scan_tree([str(tree)], "mtg").citations) is None  # two headers prove nothing
+
+
+def test_a_dated_citation_is_not_redated(store, tmp_path):
+    files = dict(OLD_TREE)
+    files["keywords/Bushido.java"] = "// written against 20260116: 702.42. Bushido\nclass Bushido {}\n"
+    c = _by(link(store, [str(_write(tmp_path, files))], git=False))[("Bushido.java", "702.42")]
+    assert c["written_from"] == "annotation" and c["status"] == "mismatch", c
