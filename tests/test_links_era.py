@@ -117,3 +117,14 @@ def test_a_dated_citation_is_not_redated(store, tmp_path):
     files["keywords/Bushido.java"] = "// written against 20260116: 702.42. Bushido\nclass Bushido {}\n"
     c = _by(link(store, [str(_write(tmp_path, files))], git=False))[("Bushido.java", "702.42")]
     assert c["written_from"] == "annotation" and c["status"] == "mismatch", c
+
+
+def test_a_stale_id_gone_since_covers_nothing(store):
+    from kb.links.coverage import coverage
+
+    cited = [
+        {"kind": "test", "test": "t#a", "rule": "613.6d", "status": "stale"},  # gone since 2011
+        {"kind": "test", "test": "t#a", "rule": "613.7e", "status": "stale"},  # where it went: a live clause
+    ]
+    cov = coverage(cited, [], store, Resolver(store, "mtg").against)
+    assert list(cov["clauses"]) == ["613.7e"] and cov["status"] == {"stale": 2}

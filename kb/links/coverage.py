@@ -16,6 +16,10 @@ def coverage(
 ) -> dict:
     """Coverage JSON: per section and rule, covered and uncovered clauses; citations per test."""
     per_test, clauses = _cited(citations, tests)
+    nodes = store.nodes(version) if store is not None and version is not None else None
+    if nodes is not None:  # a stale id gone since it was written covers no clause of the version
+        live = {n.rule for n in nodes}
+        clauses = {r: v for r, v in clauses.items() if r in live}
     out = {
         "tests": len(tests),
         "tests_citing": sum(1 for n in per_test.values() if n),
@@ -24,8 +28,8 @@ def coverage(
         "clauses": dict(sorted(clauses.items(), key=lambda kv: ruleid.sort_key(kv[0]))),
         "status": dict(Counter(c.get("status", "ok") for c in citations)),
     }
-    if store is not None and version is not None:
-        out.update(_of_version(store.nodes(version), set(clauses), version.label))
+    if nodes is not None:
+        out.update(_of_version(nodes, set(clauses), version.label))
     return out
 
 
