@@ -1,6 +1,6 @@
 """Wall time of `rulekb` commands from the shell, as a user types them (a new interpreter each time).
 
-    python bench/cli.py [--home DIR] [--runs 15] [--search]
+    python bench/cli.py [--home DIR] [--runs 15] [--search [--daemon]]
 
 Each command runs ``--runs`` times in turn with the others (round-robin, so a burst of load on the
 shared machine hits every command alike); prints the median and the fastest wall time, and the
@@ -9,7 +9,9 @@ exiting (``python -c pass``), the floor of any command; and the median CPU time 
 took, which the load of a shared machine does not inflate as it does the wall time. Bytecode is written once before timing (a
 first run), as an installed rulekb has it. ``--search`` adds the searches, each twice: searched in the
 command's own process (``--local``), and answered by a ``rulekb serve`` of the home that the benchmark
-starts first (kb.remote).
+starts first (kb.remote). With ``--daemon``, no server: the searches without ``--local`` are answered by
+the daemon that a first ``rulekb search`` starts (web.clidaemon), and the first search itself, with no
+daemon up, is timed too (``--runs`` times, each after the daemon is stopped).
 Targets: ``show`` under 150 ms; ``versions``, ``history`` and a small ``diff`` snappy (under 300 ms);
 a Japanese search under 400 ms.
 """
@@ -67,12 +69,26 @@ def main() -> None:
     ap.add_argument("--home", default=os.environ.get("RULEKB_HOME"), help="a built data home (default: $RULEKB_HOME)")
     ap.add_argument("--runs", type=int, default=15)
     ap.add_argument("--search", action="store_true", help="time the searches too")
+    ap.add_argument("--daemon", action="store_true", help="with --search: the daemon answers, not a server")
     args = ap.parse_args()
     if not args.home or not (Path(args.home) / "current").exists():
         raise SystemExit("give a built data home: --home DIR or RULEKB_HOME (rulekb build makes one)")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["RULEKB_HOME"] = args.home
     commands = {**COMMANDS, **(SEARCHES if args.search else {})}
+    if args.daemon:
+        import tempfile
+
+        runtime = tempfile.mkdtemp(prefix="rulekb-bench-")  # its own socket directory: no server of the home answers
+        env.update(XDG_RUNTIME_DIR=runtime, RULEKB_DAEMON="1")
+        commands = {k.replace("(server)", "(daemon)"): v for k, v in commands.items()}
+        try:
+            first_searches(args, env)
+            start_daemon(env)
+            timed(args, env, commands)
+        finally:
+            stop_daemons(env)
+        return
     server = start_server(env) if args.search else None
     try:
         timed(args, env, commands)
@@ -80,6 +96,55 @@ def main() -> None:
         if server is not None:
             server.terminate()
             server.wait(timeout=60)
+
+
+def daemon_pids(env: dict) -> list[int]:
+    out = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"web.clidaemon" in argv and os.fsencode(str(Path(env["RULEKB_HOME"]).absolute())) in argv:
+            out.append(int(cmdline.parent.name))
+    return out
+
+
+def stop_daemons(env: dict) -> None:
+    import signal
+
+    for pid in daemon_pids(env):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.time() + 30
+    while daemon_pids(env) and time.time() < deadline:
+        time.sleep(0.1)
+
+
+def start_daemon(env: dict) -> None:
+    """A first search starts the daemon; returns once the daemon answers."""
+    from kb import remote
+
+    run_once(SEARCHES["search 統率者ダメージ 21点 (server)"], env)
+    os.environ["XDG_RUNTIME_DIR"] = env["XDG_RUNTIME_DIR"]
+    question = {"op": "search", "query": "統率者ダメージ", "game": None, "lang": None, "version": None, "limit": 1}
+    deadline = time.time() + 120
+    while remote.ask(env["RULEKB_HOME"], question) is None:
+        if time.time() > deadline:
+            raise SystemExit("the daemon did not answer the command line's searches")
+        time.sleep(0.2)
+
+
+def first_searches(args, env: dict) -> None:
+    """The search that finds no daemon up: it searches by itself and starts one (median of ``--runs``)."""
+    argv = SEARCHES["search 統率者ダメージ 21点 (server)"]
+    walls = []
+    for _ in range(args.runs):
+        stop_daemons(env)
+        walls.append(run_once(argv, env)[0])
+        start_daemon(env)  # wait for it to load before the next round: it would take a core meanwhile
+    print(
+        f"first search, no daemon up (it starts one): median {statistics.median(walls):.0f} ms, min {min(walls):.0f} ms"
+    )
 
 
 def start_server(env: dict) -> subprocess.Popen:

@@ -231,7 +231,9 @@ def search(
     """Search clauses, terms and articles (Japanese or English; a rule number jumps to it).
 
     The words of QUERY may be given as one argument or several. A running `rulekb serve` of the same
-    data home answers with the index and model it has loaded; else this process loads them and searches."""
+    data home answers with the index and model it has loaded; else this process loads them and searches,
+    and starts a search daemon that answers the next searches warm and exits after 10 idle minutes
+    (RULEKB_DAEMON=0: none)."""
     query = " ".join(query)
     question = {"op": "search", "query": query, "game": game, "lang": lang, "version": label, "limit": limit}
     answer = None
@@ -239,6 +241,8 @@ def search(
         from kb import remote
 
         answer = remote.ask(ctx.obj.path, question)
+        if answer is None and remote.daemon_enabled() and remote.wait_for_daemon(ctx.obj.path):
+            answer = remote.ask(ctx.obj.path, question)  # the daemon the last search started is up now
     if answer is not None:
         page, status = answer["page"], answer.get("status")
     else:
@@ -248,6 +252,8 @@ def search(
         searcher = Searcher(store, ctx.obj.index_dir())
         page = searcher.search_page(query, game=game, lang=lang, version=label, limit=limit)
         status = searcher.semantic_status()
+        if not local and remote.daemon_enabled():  # warm for the next search: it loads once this one is shown
+            ctx.call_on_close(lambda: remote.start_daemon(ctx.obj.path))
     hits = page["hits"]
     for note in page["notes"] + [m for m in [status] if m]:
         click.echo(note, err=True)

@@ -20,7 +20,10 @@ import json
 import os
 import socket
 import stat
+import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 from kb.errors import RulekbError
@@ -30,6 +33,10 @@ MAX_MESSAGE = 1 << 16  # a question is a few hundred bytes; a bigger one is refu
 REPLY_LIMIT = 64 << 20  # 200 hits with their texts stay far below this
 CONNECT_TIMEOUT = 0.5  # seconds; a server that does not accept by then is not used
 REPLY_TIMEOUT = 30.0  # seconds; a search is bounded (kb.search.bounded), a busy server still answers
+DAEMON_IDLE = 600.0  # seconds without a question before a daemon started by `rulekb search` exits
+STARTING = 30.0  # seconds a daemon being started keeps another from starting (it removes the mark when up)
+STARTING_WAIT = 3.0  # seconds a search waits for a daemon that is loading before it loads everything itself
+_OFF = {"0", "no", "off", "false"}
 
 
 def runtime_dir() -> Path:
@@ -90,6 +97,35 @@ def ask(home: str | os.PathLike, question: dict) -> dict | None:
     return answer
 
 
+def starting(home: str | os.PathLike) -> bool:
+    """True while a daemon started for ``home`` is still loading (its mark is fresh)."""
+    try:
+        return time.time() - socket_path(home).with_suffix(".starting").stat().st_mtime < STARTING
+    except OSError:
+        return False
+
+
+def wait_for_daemon(home: str | os.PathLike, timeout: float = STARTING_WAIT) -> bool:
+    """Wait up to ``timeout`` seconds for a daemon that is loading to answer; True once it does. A search
+    started right after the one that started it waits rather than loading everything beside it."""
+    path = socket_path(home)
+    deadline = time.monotonic() + timeout
+    loading = starting(home)
+    while loading and time.monotonic() < deadline:
+        loading = starting(home)  # read before the probe: a daemon removes its mark once it answers
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            probe.settimeout(CONNECT_TIMEOUT)
+            probe.connect(str(path))
+            return True
+        except OSError:
+            if loading:
+                time.sleep(0.05)
+        finally:
+            probe.close()
+    return False
+
+
 def _read_all(sock: socket.socket) -> bytes:
     chunks, size = [], 0
     while chunk := sock.recv(1 << 16):
@@ -98,3 +134,45 @@ def _read_all(sock: socket.socket) -> bytes:
         if size > REPLY_LIMIT:
             raise OSError("reply too large")
     return b"".join(chunks)
+
+
+def daemon_enabled() -> bool:
+    """False when ``RULEKB_DAEMON`` says no (the tests' setting; a user's choice)."""
+    return os.environ.get("RULEKB_DAEMON", "1").strip().lower() not in _OFF
+
+
+def idle_seconds() -> float:
+    """How long a daemon waits for a question before it exits (``RULEKB_DAEMON_IDLE``, default 600 s)."""
+    try:
+        return max(1.0, float(os.environ.get("RULEKB_DAEMON_IDLE", DAEMON_IDLE)))
+    except ValueError:
+        return DAEMON_IDLE
+
+
+def start_daemon(home: str | os.PathLike) -> bool:
+    """Start a search daemon for ``home`` (web.clidaemon) in its own session, its output discarded, so that the
+    next ``rulekb search`` is answered warm; False when it could not start. It outlives this process on
+    purpose and stops by itself: idle, a rebuild, new code."""
+    marker = socket_path(home).with_suffix(".starting")  # one start at a time: it loads for a second or two
+    if not private_dir(marker.parent, create=True):
+        return False
+    if starting(home):
+        return False
+    try:
+        fd = os.open(marker, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.close(fd)
+    except OSError:
+        return False
+    argv = [sys.executable, "-m", "web.clidaemon", str(Path(home).absolute())]
+    try:
+        subprocess.Popen(
+            argv,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not the terminal's: a Ctrl-C there does not reach it
+            cwd="/",
+        )
+    except OSError:
+        return False
+    return True

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,9 @@ from tests.helpers import ARTIFACTS, CR_EN, DM_RULES, cut_pieces
 
 
 def pytest_configure(config) -> None:
-    """Cut the pieces of the Japanese CR some ingestor tests read (from corpus/, once per checkout)."""
+    """Cut the pieces of the Japanese CR some ingestor tests read (from corpus/, once per checkout). No
+    `rulekb search` of a test starts a search daemon (kb.remote.start_daemon) unless the test asks for one."""
+    os.environ["RULEKB_DAEMON"] = "0"
     cut_pieces()
 
 

@@ -173,6 +173,19 @@ def wait_for(check, timeout: float = 30.0):
     raise AssertionError("timed out")
 
 
+def processes_naming(arg: str | Path) -> dict[int, list[bytes]]:
+    """pid -> argv of each live process with ``arg`` as one of its arguments (read from /proc)."""
+    out = {}
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            argv = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(arg).encode() in argv:
+            out[int(cmdline.parent.name)] = argv
+    return out
+
+
 def alive(pid: int) -> bool:
     """``pid`` runs (a zombie, dead but not yet reaped, does not count)."""
     try:

@@ -17,7 +17,7 @@ import pytest
 from kb.build import ManifestEntry, build_kb, current_editions, live_state
 from kb.home import HELD_BACK_META, Home
 from tests._kbfixtures import is_seed, write_manifest
-from tests.helpers import ROOT
+from tests.helpers import ROOT, processes_naming
 
 NEWER, NEWEST = "2025-02-07", "2026-01-16"
 OLDER = "2024-06-07"
@@ -126,15 +126,7 @@ class Served:
 
 def _processes_of(home: Path) -> list[str]:
     """Command lines of live processes that name ``home`` (the build behind a server names it)."""
-    out = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            args = cmdline.read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if str(home).encode() in args:
-            out.append(b" ".join(args).decode(errors="replace"))
-    return out
+    return [b" ".join(argv).decode(errors="replace") for argv in processes_naming(home).values()]
 
 
 @pytest.mark.heavy

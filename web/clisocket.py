@@ -78,8 +78,10 @@ def _answers(path) -> bool:
         probe.close()
 
 
-def answer_in_background(app, listener: Listener) -> threading.Thread:
-    """Answer questions on ``listener`` from a daemon thread for as long as the process lives."""
+def answer_in_background(source, listener: Listener, on_question=None) -> threading.Thread:
+    """Answer questions on ``listener`` from a daemon thread for as long as the process lives. ``source`` is
+    the web app (its live generation's searcher answers) or a function returning the searcher to use;
+    ``on_question`` is called as each question is taken (web.clidaemon counts its idle time by it)."""
     turns = threading.BoundedSemaphore(CONCURRENT)
 
     def loop() -> None:
@@ -88,19 +90,21 @@ def answer_in_background(app, listener: Listener) -> threading.Thread:
                 conn, _ = listener.sock.accept()
             except OSError:  # the socket was closed: the server is stopping
                 return
+            if on_question is not None:
+                on_question()
             turns.acquire()
-            threading.Thread(target=_serve_one, args=(app, conn, turns), name="rulekb-cli", daemon=True).start()
+            threading.Thread(target=_serve_one, args=(source, conn, turns), name="rulekb-cli", daemon=True).start()
 
     thread = threading.Thread(target=loop, name="rulekb-cli-accept", daemon=True)
     thread.start()
     return thread
 
 
-def _serve_one(app, conn: socket.socket, turns: threading.BoundedSemaphore) -> None:
+def _serve_one(source, conn: socket.socket, turns: threading.BoundedSemaphore) -> None:
     try:
         conn.settimeout(READ_TIMEOUT)
         question = _read_question(conn)
-        reply = answer(app, question) if question is not None else {"fallback": "unreadable question"}
+        reply = answer(source, question) if question is not None else {"fallback": "unreadable question"}
         try:
             payload = json.dumps(reply, ensure_ascii=False)
         except (TypeError, ValueError):  # never expected: the same hits print as JSON from the CLI
@@ -130,13 +134,17 @@ def _read_question(conn: socket.socket) -> dict | None:
     return question if isinstance(question, dict) else None
 
 
-def answer(app, question: dict) -> dict:
-    """The reply to one question (see kb.remote): a page of hits, a user's error, or a fallback."""
+def answer(source, question: dict) -> dict:
+    """The reply to one question (see kb.remote): a page of hits, a user's error, or a fallback. ``source``:
+    the web app, or a function returning the searcher (see ``answer_in_background``)."""
     args = _search_args(question)
     if args is None:
         return {"fallback": "not a question this server knows"}
     try:
-        searcher = app.extensions["rulekb"].current().searcher()
+        if hasattr(source, "extensions"):  # the web app: its live generation's searcher
+            searcher = source.extensions["rulekb"].current().searcher()
+        else:
+            searcher = source()
         if searcher is None:
             return {"fallback": "no search index"}
         page = searcher.search_page(**args)
