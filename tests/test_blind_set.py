@@ -1,4 +1,4 @@
-"""The blind evaluation sets are frozen: their bytes match the hashes recorded when they were written."""
+"""The blind evaluation sets (queries, and judged citations) are frozen: their bytes match the hashes recorded when they were written."""
 
 from __future__ import annotations
 
@@ -11,15 +11,17 @@ from tests.helpers import ROOT
 BLIND = ROOT / "bench" / "blind"
 BLIND2 = ROOT / "bench" / "blind2"
 BLIND3 = ROOT / "bench" / "blind3"
+BLIND4 = ROOT / "bench" / "blind4"
 # Recorded here too, so a changed set cannot pass by rewriting its own SHA256SUMS beside it.
 WRITTEN = {
     BLIND: "ca5b4e732181c4df1acb6a7cb6341edc14d9a2a2c0a2e223fd32e20dd0524265",
     BLIND2: "5fd7ca067e4d815af1c13b85ce0fbb40fcdfdfdeafb341c2075058eb244715fa",
     BLIND3: "170fa5e36f39dbfc4e02cf60b49b52bcd2cb17440b07c8868722f84764354f52",
+    BLIND4: "510672a93d3cf3aec3388ff7e7010ffd2cd3104c6e1166c866c8a10400e222c4",
 }
 
 
-@pytest.mark.parametrize("folder", [BLIND, BLIND2, BLIND3], ids=["blind", "blind2", "blind3"])
+@pytest.mark.parametrize("folder", [BLIND, BLIND2, BLIND3, BLIND4], ids=["blind", "blind2", "blind3", "blind4"])
 def test_a_blind_set_is_byte_identical_to_its_recorded_hash(folder):
     recorded = dict(line.split()[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
     digest = hashlib.sha256((folder / "queries.tsv").read_bytes()).hexdigest()
@@ -50,8 +52,16 @@ def test_the_second_blind_set_parses_and_keeps_its_kinds():
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
 
 
-def test_the_third_blind_set_parses_and_keeps_its_kinds():
-    blind, rows, kinds = _loaded(BLIND3)
+@pytest.mark.parametrize("folder", [BLIND3, BLIND4], ids=["blind3", "blind4"])
+def test_the_later_blind_sets_parse_and_keep_their_kinds(folder):
+    blind, rows, kinds = _loaded(folder)
     assert len(rows) == 300 and kinds.count("question") == 100 and kinds.count("multi") == 45
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
-    assert (BLIND3 / "queries.tsv") in blind.BLIND_SETS  # kept out of the ranker's training queries
+    assert (folder / "queries.tsv") in blind.BLIND_SETS  # kept out of the ranker's training queries
+
+
+def test_the_third_judged_citation_set_is_byte_identical_to_its_recorded_hash():
+    judged = ROOT / "bench" / "links-judged" / "judged3.tsv"
+    digest = hashlib.sha256(judged.read_bytes()).hexdigest()
+    assert digest == "b6350f847ca0cb941007a2a922ba7ae89cc4e171d7c22839d670567a4c9f745a"
+    assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
