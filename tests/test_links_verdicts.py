@@ -293,3 +293,23 @@ def test_a_keyword_the_cited_rule_speaks_of_is_not_another_mechanic(store, tmp_p
     )
     (got,) = [c for c in link(store, [str(tmp_path)], git=False)["citations"] if c["rule"] == "702.168d"]
     assert got["status"] == "ok", got["note"]
+
+
+def test_a_comment_wrapped_onto_the_next_line_speaks_for_its_ids(store, tmp_path):
+    """A sentence that runs on names the cited keyword on the next line, and cites another keyword's rule
+    there: neither makes the id a mismatch (a Haskell engine's dense comments)."""
+    (tmp_path / "Damage.hs").write_text(
+        "module Damage where\n"
+        "-- every rule that asks about a damage source asks about the dealer. CR 120.3f pays the dealer's\n"
+        "-- lifelink to the DEALER's controller, CR 702.2b destroys on the dealer's\n"
+        "-- deathtouch, and CR 120.3b reads the dealer's infect.\n"
+        "-- keywordsOf with the last-known fallback (CR 702.2e, CR 702.15c, CR 702.90d); toxic\n"
+        "-- (rule 702.164) has no such clause.\n"
+        "-- exalted: CR 702.90a\n"
+        "dealer = ()\n",
+        encoding="utf-8",
+    )
+    by = {(c["line"], c["rule"]): c for c in link(store, [str(tmp_path)], git=False)["citations"]}
+    assert by[(3, "702.2b")]["status"] == "ok", by[(3, "702.2b")]["note"]
+    assert by[(5, "702.90d")]["status"] == "ok", by[(5, "702.90d")]["note"]
+    assert (by[(7, "702.90a")]["status"], by[(7, "702.90a")]["suggest"][:1]) == ("mismatch", ["702.83a"])

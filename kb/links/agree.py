@@ -8,7 +8,7 @@ import difflib
 import re
 
 from kb import ruleid
-from kb.links import copied, evidence
+from kb.links import copied, evidence, forms
 from kb.links.clauses import norm, rule_head
 from kb.links.extract import Cite
 from kb.links.reading import COMMENT, Reading, inflections
@@ -21,6 +21,7 @@ QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds spea
 RARE = 7.0  # idf of a word found in about three clauses or fewer ("megamorph", not "shield")
 RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evidence (day, night; not "damage")
 COPIED_RUN = 8
+WRAPPED = 40  # characters of the next comment line that may still belong to the cited id's sentence
 MISQUOTE_WORDS = 10  # words after an id that read as the clause's text, not a note about it  # words of a clause's text running on the line: the engine pasted that clause
 _KEYWORD = re.compile(r"^70[12]\.\d+$")  # a keyword ability or action
 # an id at the head of a line followed by a sentence in the rules' voice, as a table of excerpts writes it
@@ -58,9 +59,19 @@ class Agreement:
         mate = self.paired(cite, siblings, version, said)
         if own in said.keywords or mate == own or (own and set(evidence.stems(own)) <= said.own.keys()):
             return True, []  # the line names the cited keyword ("a band with a flyer … (702.22g)" is banding's)
+        wrapped = self.next_line(cite) if cite.scope != "name" else ""
+        if own and own in self.named(wrapped[:WRAPPED]):
+            return (
+                True,
+                [],
+            )  # the sentence runs on and names it there ("CR 702.2b destroys on the dealer's / deathtouch")
         if mate is not None and mate in self.titles_ever(cite.rule):
             return False, [mate]  # "702.110b & 702.108a: … menace": 702.110 was menace before it moved
         others = {self.title_of(s, version) for s in siblings if s != cite.rule}
+        # ... and a keyword whose own rule the comment cites on the line above or below is that id's
+        # ("CR 702.90d); toxic / (rule 702.164) has no such clause")
+        around = self.previous_line(cite) + "\n" + wrapped if cite.scope != "name" else ""
+        others |= {self.title_of(f.rule, version) for f in forms.find_ids(around, self.game) if f.rule != cite.rule}
         # a keyword the cited keyword's own rule speaks of is no other mechanic's ("ward {2}" beside 702.168d:
         # disguise's face-down permanent has ward {2}, 702.168a)
         head = rule_head(cite.rule)
