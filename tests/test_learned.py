@@ -123,3 +123,27 @@ def test_the_ranker_reorders_below_the_direct_jumps(kb):
     hits = on.search(questions[0])
     assert any(any(w.startswith("learned #") for w in h["why"]) for h in hits)
     assert all(a["score"] >= b["score"] for a, b in zip(hits, hits[1:], strict=False))
+
+
+def test_the_rules_of_a_variant_the_query_does_not_name_come_after_the_general_ones(kb, monkeypatch):
+    from kb.search import learned
+    from kb.search.searcher import Searcher
+
+    store, index, _, _ = kb
+
+    def variant(rule: str, text: str) -> bool:
+        return rule[:3] >= "800" or "Two-Headed Giant" in text or "Commander" in text
+
+    def first_rules(searcher, q: str) -> list[tuple[str, str]]:
+        return [(h["rule"], h["text"]) for h in searcher.search(q, lang="en", limit=10) if h["kind"] == "rule"]
+
+    on = first_rules(Searcher(store, index), "life total 0 lose the game")
+    assert not variant(*on[0]), on[0]  # 104.3b or 704.5a, not Two-Headed Giant's team life
+    kinds = [variant(*r) for r in on]
+    assert kinds == sorted(kinds)  # every general rule of the first ten before every variant's
+    named = first_rules(Searcher(store, index), "two-headed giant team life")
+    assert any(variant(*r) for r in named[:3])  # a query naming the variant keeps its rules up front
+    # without the rule, the model's own order puts a variant's clause first here (what the rule is for)
+    monkeypatch.setattr(learned, "_general_first", lambda searcher, s, order, facts: order)
+    off = first_rules(Searcher(store, index), "life total 0 lose the game")
+    assert any(variant(*r) for r in off[:2]), off[:2]

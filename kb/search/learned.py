@@ -524,6 +524,59 @@ def _query_language_first(s, order: list[int], lang: str) -> list[int]:
     return out
 
 
+VARIANT_TOP = 10  # places the rules of variants the query does not name yield to the general rules
+
+
+_VARIANT_WORDS = re.compile(r"\s+(?:Variant|Options?)$|」?(?:変種|選択)ルール$|^「")
+
+
+def variant_heads(searcher) -> dict[str, tuple[set[str], set[str]]]:
+    """Magic's rules 800–999 (multiplayer and casual variants: 810 双頭巨人戦, 903 統率者戦, …) -> (the word
+    keys of their headings, the variant's names as the rules write them: 双頭巨人戦, Two-Headed Giant), from
+    every edition and language, read once per searcher. The two "General" rules (800, 900) name none."""
+    if searcher.variant_heads is None:
+        rows = searcher.store.conn.execute(
+            "SELECT DISTINCT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash"
+            " JOIN versions v ON v.id=n.version_id WHERE v.game='mtg' AND length(n.rule)=3"
+            " AND n.rule >= '800' AND c.title != ''"
+        ).fetchall()
+        heads: dict[str, tuple[set[str], set[str]]] = {}
+        english = searcher.ix.schema["en"].analyzer
+        for rule, title in rows:
+            if rule in ("800", "900"):
+                continue
+            keys, names = heads.setdefault(rule, (set(), set()))
+            keys.update(w.key for w in words(title, searcher.vocab))
+            keys.update(t.text for t in english(title))
+            names.add(_VARIANT_WORDS.sub("", title).strip())
+        searcher.variant_heads = heads
+    return searcher.variant_heads
+
+
+def _general_first(searcher, s, order: list[int], facts: QueryFacts) -> list[int]:
+    """Within the first ``VARIANT_TOP``, the rules of a multiplayer or casual variant the query does not name
+    come after the general rules: a clause of rules 800–999, or one whose text names a variant ("In a
+    Two-Headed Giant game, …"). ライフが0になったら負け asks about 104.3b and 704.5a, not 双頭巨人戦's team
+    life (704.6a); how many cards in a deck about 100.2a, not 統率者戦's deck. A query naming the variant
+    (統率者 ダメージ, two-headed giant life) keeps them where the model put them."""
+    heads = variant_heads(searcher)
+    asked = set(facts.ja_keys) | set(facts.en_keys)
+    general, variant = [], []
+    for d in order[:VARIANT_TOP]:
+        f = s.stored_fields(d)
+        unnamed = False
+        if f.get("game") == "mtg" and f.get("kind") == "rule":
+            head = (f.get("rule") or "")[:3]
+            if head in heads:
+                unnamed = not heads[head][0] & asked
+            else:
+                title, text = searcher._title_text(f)
+                said = [keys for keys, names in heads.values() if any(n and n in text for n in names)]
+                unnamed = bool(said) and not any(keys & asked for keys in said)
+        (variant if unnamed else general).append(d)
+    return general + variant + order[VARIANT_TOP:]
+
+
 def rerank(
     searcher,
     s,
@@ -552,6 +605,7 @@ def rerank(
     points = model.predict(rows)
     order = [d for _, d in sorted(zip((-p for p in points), head, strict=True), key=lambda t: t[0])]
     order = _query_language_first(s, order, "ja" if facts.japanese else "en")
+    order = _general_first(searcher, s, order, facts)
     shown = sorted((ranked.score[d] for d in head), reverse=True)
     for i, d in enumerate(order):
         ranked.score[d] = shown[i]
