@@ -140,3 +140,15 @@ def test_no_daemon_without_a_knowledge_base(env, tmp_path):
     assert code == 1 and "rulekb build" in err
     time.sleep(2)
     assert daemon_pid(env) is None and not os.path.exists(sock_path(env).replace(".sock", ".starting"))
+
+
+def test_a_daemon_that_cannot_load_leaves_no_mark_behind(env, tmp_path):
+    """A daemon that fails to start (here: its home has no index) lets the next search go on at once."""
+    home = tmp_path / "home"
+    index = home / os.readlink(home / "current") / "index"
+    shutil.rmtree(index)
+    marker = sock_path(env).replace(".sock", ".starting")
+    os.makedirs(os.path.dirname(marker), mode=0o700, exist_ok=True)
+    open(marker, "w").close()  # as `rulekb search` marks a daemon it starts
+    run = subprocess.run([sys.executable, "-m", "web.clidaemon", str(home)], env=env, capture_output=True, text=True)
+    assert run.returncode == 1 and "rulekb build" in run.stderr and not os.path.exists(marker)

@@ -102,11 +102,16 @@ def main(argv: list[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m web.clidaemon HOME", file=sys.stderr)
         return 2
+    from kb import remote
+
     try:
         return run(argv[0])
     except RulekbError as exc:  # nothing built, or the home went away: nothing to answer with
         print(f"rulekb: {exc}", file=sys.stderr)
         return 1
+    finally:  # failed or done: the next search neither waits for this daemon nor is kept from starting one
+        with contextlib.suppress(OSError):
+            remote.socket_path(argv[0]).with_suffix(".starting").unlink()
 
 
 if __name__ == "__main__":

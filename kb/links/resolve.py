@@ -228,7 +228,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         node_w = self.node(cite.rule, written) if written else None
         keywords: list[str] = []
         first = None
-        moved = ""
+        gone_since = False  # an id its written edition held, gone since: stale (suggested as an absent one)
         if node_a is None:
             status = "orphan"
             base = written if node_w else self.last_holding(cite.rule)
@@ -240,7 +240,7 @@ class Resolver(LineReader, Agreement, Suggestions):
             if node_w is not None and (copy is not None or self._held(cite, written, siblings, said)):
                 # right in the edition it was written against, gone since: stale, with where it went (its
                 # suggestions are an absent id's all the same)
-                moved = "stale"
+                gone_since = True
                 notes.append(f"it was in {written.label}, the edition it was written against")
                 extra["old_text"] = node_w.text
         else:
@@ -279,7 +279,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         if reference:  # the words are the copied clause's, not this id's: its lineage alone says where it went
             said = Reading({}, {}, [], [], [], [], judged=False)
         suggest, why = ([], {}) if status == "ok" else self.suggest(cite, base, status, said, keywords, first)
-        status = moved or status
+        status = "stale" if gone_since else status
         if copy is not None and not reference and status == "stale":
             # a clause pasted under its own id: where that clause went leads, whatever its old words fit now
             went = [r for r in self.successors(cite.rule, base) if self.node(r, A) is not None]
