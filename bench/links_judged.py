@@ -129,7 +129,11 @@ def main() -> None:
     ap.add_argument("--home", default=os.environ.get("RULEKB_HOME"))
     ap.add_argument("--split", choices=SPLITS)
     ap.add_argument("--errors", action="store_true", help="list the misses (of --split, default dev)")
-    ap.add_argument("--judged-files", action="store_true", help="link only the judged files (fast; the same verdicts unless the whole tree's era differs: kb.links.era)")
+    ap.add_argument(
+        "--judged-files",
+        action="store_true",
+        help="link only the judged files (fast; the same verdicts unless the whole tree's era differs: kb.links.era)",
+    )
     args = ap.parse_args()
     rows = load()
     if args.split:
