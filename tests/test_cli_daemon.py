@@ -12,7 +12,9 @@ import socket
 import struct
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -34,13 +36,14 @@ def env(built_home, tmp_path):
     """A copy of the seed home (a rebuild is simulated on it) and a private socket directory."""
     home = tmp_path / "home"
     shutil.copytree(built_home, home, symlinks=True)
-    runtime = tmp_path / "runtime"
-    runtime.mkdir(mode=0o700)
+    # a short directory: a Unix socket's path is limited to ~108 bytes, which pytest-xdist's tmp paths pass
+    runtime = Path(tempfile.mkdtemp(prefix="rkd-"))
     env = {**os.environ, "RULEKB_HOME": str(home), "XDG_RUNTIME_DIR": str(runtime)}
     env.update(RULEKB_DAEMON="1", RULEKB_DAEMON_IDLE="600")
     yield env
     for pid in daemons_of(home):  # whatever a test left running or starting
         os.kill(pid, signal.SIGTERM)
+    shutil.rmtree(runtime, ignore_errors=True)
 
 
 def daemons_of(home) -> list[int]:

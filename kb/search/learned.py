@@ -535,11 +535,7 @@ def variant_heads(searcher) -> dict[str, tuple[set[str], set[str]]]:
     keys of their headings, the variant's names as the rules write them: 双頭巨人戦, Two-Headed Giant), from
     every edition and language, read once per searcher. The two "General" rules (800, 900) name none."""
     if searcher.variant_heads is None:
-        rows = searcher.store.conn.execute(
-            "SELECT DISTINCT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash"
-            " JOIN versions v ON v.id=n.version_id WHERE v.game='mtg' AND length(n.rule)=3"
-            " AND n.rule >= '800' AND c.title != ''"
-        ).fetchall()
+        rows = searcher.store.headings_from("mtg", "800")
         heads: dict[str, tuple[set[str], set[str]]] = {}
         english = searcher.ix.schema["en"].analyzer
         for rule, title in rows:

@@ -117,6 +117,15 @@ class NodeReads:
         q = joined("DISTINCT c.hash, c.text", f"n.version_id IN ({_marks(versions)})")
         return self.conn.execute(q, versions).fetchall()
 
+    def headings_from(self, game: str, first: str) -> list[tuple[str, str]]:
+        """(rule, title) of every titled three-digit rule of ``game`` numbered ``first`` or later, in any version
+        and language (Magic's 800–999: its multiplayer and casual variants)."""
+        q = (
+            "SELECT DISTINCT n.rule, c.title FROM nodes n JOIN contents c ON c.hash=n.hash"
+            " JOIN versions v ON v.id=n.version_id WHERE v.game=? AND length(n.rule)=3 AND n.rule >= ? AND c.title != ''"
+        )
+        return self.conn.execute(q, (game, first)).fetchall()
+
     def version_texts(self, versions: list[int]) -> list[tuple[int, str, str]]:
         """``(version id, rule, text)`` of every node of ``versions``."""
         if not versions:
