@@ -250,8 +250,21 @@ def successors(store: Store, queries: list[dict]) -> int:
 def definers(store: Store, queries: list[dict]) -> int:
     """Let a term's defining clause count where its heading is expected: the issue asks for the clause
     that defines a term ("トランプルは…", "Trample is …") above the heading named by it, so a list
-    naming only the heading would count that order as a miss. Returns how many targets were added."""
-    from kb.search.ranking import defines, name_of
+    naming only the heading would count that order as a miss. The defining clause is the one the search
+    puts there (kb.search.results.Page.definer): a heading's first sub-clause when it names the heading
+    (404 墓地 → 404.1 プレイヤーの墓地とは…), a keyword's "a" when it defines it, or its "b" when the "a"
+    only says what kind of ability it is (702.2a 接死は常在型能力である。 → 702.2b). Returns how many
+    targets were added."""
+    from kb.search.ranking import defines, mentions, name_of, only_kind
+
+    def below(heading: str, child: str, game: str) -> list[tuple[str, str]]:
+        """(the heading's title, the child's text) in each version of ``game`` holding both."""
+        return store.conn.execute(
+            "SELECT h.title, c.text FROM nodes hn JOIN contents h ON h.hash=hn.hash"
+            " JOIN nodes cn ON cn.version_id=hn.version_id AND cn.rule=? JOIN contents c ON c.hash=cn.hash"
+            " JOIN versions v ON v.id=hn.version_id WHERE hn.rule=? AND v.game=? AND h.title!=''",
+            (child, heading, game),
+        ).fetchall()
 
     added = 0
     for q in queries:
@@ -261,15 +274,15 @@ def definers(store: Store, queries: list[dict]) -> int:
             if where == "article" or not rule:
                 continue
             game = where.split("/")[0]
-            child = f"{rule}.1" if "." not in rule else f"{rule}a"
-            rows = store.conn.execute(
-                "SELECT h.title, c.text FROM nodes hn JOIN contents h ON h.hash=hn.hash"
-                " JOIN nodes cn ON cn.version_id=hn.version_id AND cn.rule=? JOIN contents c ON c.hash=cn.hash"
-                " JOIN versions v ON v.id=hn.version_id WHERE hn.rule=? AND v.game=? AND h.title!=''",
-                (child, rule, game),
-            )
+            if "." not in rule:
+                if any(mentions(text, name_of(title)) for title, text in below(rule, f"{rule}.1", game)):
+                    extra.append(f"{game}:{rule}.1")
+                continue
+            rows = below(rule, f"{rule}a", game)
             if any(defines(text, name_of(title)) for title, text in rows):
-                extra.append(f"{game}:{child}")
+                extra.append(f"{game}:{rule}a")
+            if any(only_kind(text, name_of(title)) for title, text in rows):
+                extra.append(f"{game}:{rule}b")
         extra = [t for t in dict.fromkeys(extra) if t not in q["expected"]]
         q["expected"] = q["expected"] + extra
         added += len(extra)

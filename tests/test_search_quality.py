@@ -7,7 +7,7 @@ import pytest
 
 from kb.analysis import kanji_numerals, okurigana_stem
 from kb.search.fusion import GUARD, fuse, words_only
-from kb.search.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, today_of
+from kb.search.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, only_kind, today_of
 from kb.snippets import highlight_spans, snippet_for
 from tests.helpers import first
 
@@ -195,6 +195,34 @@ def test_a_clause_coins_a_name_by_quoting_or_naming_it():
     assert coins("An attacking creature ... becomes a blocked creature; one with", "Blocked Creature")
     assert coins("失われた1マナごとに1ライフを失う。これをマナ・バーンという。", "マナ・バーン")
     assert not coins("A blocked creature assigns its combat damage to the creatures blocking it.", "Blocked Creature")
+    assert coins("各部屋には、部屋能力と呼ばれる誘発型能力があり、", "部屋能力")
+
+
+def test_a_clause_quoting_a_name_as_a_word_does_not_coin_it():
+    # 304.3: where an instant's subtypes are printed, not what an instant is
+    assert not coins(
+        "インスタントのサブタイプは必ず1単語であり、「インスタント／Instant」という語のあとに、", "インスタント"
+    )
+    assert not coins("そのサブタイプに「トークン」という単語を足したものと同じである。", "トークン")
+    assert not coins("そういった効果のことを自己置換効果と呼ぶ。", "置換効果")  # the tail of a longer name
+    assert not coins("土地というカード・タイプを持つ", "土地")  # a plain "X という Y"
+    assert coins("「パーマネント 呪文／permanent spell」という語は、", "パーマネント・呪文")  # "the word X is": defines
+
+
+def test_a_clause_only_saying_what_kind_of_ability_a_keyword_is_gives_way():
+    assert only_kind("接死は常在型能力である。", "接死") and only_kind("威迫は、回避能力である。", "威迫")
+    assert only_kind("Deathtouch is a static ability.", "Deathtouch")
+    assert not only_kind("トランプルは常在型能力であり、これはそれを持つクリーチャーが…", "トランプル")
+    assert not only_kind("Trample is a static ability that modifies the rules for assigning", "Trample")
+
+
+def test_a_heading_named_by_the_query_follows_the_clause_a_judge_cites(searcher):
+    # a rule heading: its first sub-clause naming it; a keyword: the sub-clause saying what it does
+    rules = [h["rule"] for h in searcher.search("graveyard", lang="en", limit=5)]
+    assert rules[:2] == ["404.1", "404"]
+    hits = searcher.search("deathtouch", lang="en", limit=5)
+    assert [h["rule"] for h in hits[:2]] == ["702.2b", "702.2"] and "defines Deathtouch" in hits[0]["why"]
+    assert "opens Priority" in searcher.search("priority", lang="en", limit=3)[0]["why"]
 
 
 def test_an_obsolete_term_leads_to_todays_clause(searcher):
@@ -278,6 +306,8 @@ def test_definitions_are_read_in_the_ways_the_rules_write_them():
     assert defines("To proliferate means to choose any number of permanents", "Proliferate")
     assert defines("ブロック・クリーチャーは、戦闘ダメージを…", "ブロッククリーチャー")  # dots do not matter
     assert not defines("スタックに積まれた呪文は、", "スタック")
+    assert defines("カードをある領域から探すとは、その領域にあるすべてのカードを見て", "探す")
+    assert not defines("カードを手札から自己置換効果とは", "置換効果")
     assert coins("「給餌する／Forage」 は、…を意味する。", "給餌")
     assert coins("「パーマネント 呪文／permanent spell」という語は、", "パーマネント・呪文")
 

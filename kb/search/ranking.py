@@ -68,19 +68,29 @@ def _joined(text: str) -> str:
     return re.sub(r"(?<=[^\x00-\x7f])[・･\s]+(?=[^\x00-\x7f])", "", text.lower())
 
 
+_WORD_CHAR = "\u30a0-\u30ff\u3400-\u9fff"  # katakana and kanji: a name run into them is part of a longer word
+
+
 def defines(text: str, name: str) -> bool:
     """True when a clause's text opens by defining ``name``: "トランプルは…", "増殖を行うとは…",
-    "パーマネントをタップするとは…", "Trample is …", "To proliferate means …"."""
+    "パーマネントをタップするとは…", "カードをある領域から探すとは…", "Trample is …", "To proliferate means …"."""
     if not name:
         return False
     head = _joined(text.lstrip()[: len(name) + 30])
     n = re.escape(_joined(name))
     return bool(
         re.match(
-            rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を{n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ",
+            rf"「?{n}」?(?:を行う|する)?(?:は|とは|：)|[^。、]{{0,16}}を[^。、]{{0,12}}?(?<![{_WORD_CHAR}]){n}(?:する)?とは|(?:to |an? |the )?{n}s? (?:is|are|means)\b|{n}: ",
             head,
         )
     )
+
+
+def only_kind(text: str, name: str) -> bool:
+    """True when a clause only says what kind of ability ``name`` is: "接死は常在型能力である。", "飛行は回避能力
+    である。", "Deathtouch is a static ability." (its next sub-clause says what the ability does)."""
+    t, n = _joined(text.strip()), re.escape(_joined(name))
+    return bool(re.fullmatch(rf"{n}は、?[^。、]{{0,8}}能力である。|{n} is an? [a-z]+(?: [a-z]+)? ability\.", t))
 
 
 def mentions(text: str, name: str) -> bool:
@@ -117,12 +127,27 @@ def today_of(definition: str) -> tuple[str | None, str | None]:
     return (rule.group(1) if rule else None), name
 
 
+# After a quoted name, words that speak of the name as a word, not of the thing: 「インスタント／Instant」という語の
+# あとに (where a subtype is printed), 「トークン」という単語を足した. 「X」という語は、… still defines X.
+_WORD_ITSELF = re.compile(r"という単?語(?!は|とは)")
+
+
 def coins(text: str, name: str) -> bool:
     """True when a clause coins ``name``: quotes it (「ブロックされているクリーチャー／blocked creature」,
-    “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという")."""
+    “blocked creature”) or names something by it ("becomes a blocked creature", "これをマナ・バーンという").
+
+    Not when it quotes the name as a word (「アーティファクト」という語のあとに…: where a subtype is printed), or
+    when the name is the tail of a longer one (…効果のことを自己置換効果と呼ぶ does not coin 置換効果), or in a
+    plain "XというY" (土地というカード・タイプ)."""
     t, n = _joined(text), re.escape(_joined(name))
+    for m in re.finditer(rf"「{n}(?:する)?(?:[／/][^」]*)?」|「{n}[／/]", t):
+        if not _WORD_ITSELF.match(t, m.end()):
+            return True
     return bool(
-        re.search(rf"「{n}(?:する)?[」／/]|[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|{n}」?(?:という|と呼ぶ)", t)
+        re.search(
+            rf"[“\"]{n}[”\"]|\b(?:becomes?|called|is) an? {n}\b|(?<![{_WORD_CHAR}]){n}」?(?:という(?:[。、]|$)|と呼ぶ|と呼ばれる)",
+            t,
+        )
     )
 
 

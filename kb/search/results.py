@@ -11,7 +11,17 @@ from whoosh.query import And, Term
 from kb import ruleid
 from kb.analysis import title_key
 from kb.search.bounded import whoosh_search
-from kb.search.ranking import arrange, coins, defines, mentions, name_of, nearest_rules, obsolete, today_of
+from kb.search.ranking import (
+    arrange,
+    coins,
+    defines,
+    mentions,
+    name_of,
+    nearest_rules,
+    obsolete,
+    only_kind,
+    today_of,
+)
 from kb.versions import history
 from kb.versions.order import english_label
 
@@ -155,6 +165,8 @@ class _Page:
             c, why = self.today(f["game"], f["lang"], self.text_of(d)), f"today's rule for {name}"
         else:
             c, why = self.definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
+            if c is not None and self.fields(c).get("rule") == f"{rule}.1" and not defines(self.text_of(c), name):
+                why = f"opens {name}"  # a heading's first clause, naming it (404.1 for 墓地)
         if c is not None and self.lang_first and f["lang"] != self.lang_first:
             c = self.find(f["game"], self.lang_first, self.fields(c)["rule"]) or c
         if c is None or c == d:
@@ -164,14 +176,17 @@ class _Page:
         return c
 
     def definer(self, game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
-        """The clause defining ``name`` at ``rule``. For a heading: its first sub-clause when it says
-        "X is …", else the first clause below that coins the name (「X／x」, "becomes a X"). For a
-        clause: itself or a sub-clause that defines or coins the name, else itself when it names it."""
+        """The clause defining ``name`` at ``rule``. For a rule heading (404 墓地): its first sub-clause when
+        it names it (404.1 プレイヤーの墓地とは…: the clause a judge cites for the word), else the first
+        clause below that coins the name (「X／x」, "becomes a X"). For a clause (702.2 接死): itself or a
+        sub-clause that defines or coins the name, else itself when it names it; a sub-clause that only
+        says what kind of ability it is (接死は常在型能力である。) gives way to the next, which says what
+        the ability does (702.2b)."""
         if not rule:
             return None
         if "." not in rule:
             c = self.find(game, lang, f"{rule}.1")
-            if c is not None and defines(self.text_of(c), name):
+            if c is not None and mentions(self.text_of(c), name):
                 return c
         if not deep:
             c = self.find(game, lang, rule) if "." in rule else None
@@ -179,7 +194,7 @@ class _Page:
         ids = (b.decode() for b in self.s.reader().expand_prefix("rule", rule))
         below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
         own = None
-        for r in below[:40]:
+        for i, r in enumerate(below[:40]):
             c = self.find(game, lang, r)
             if c is None:
                 continue
@@ -188,6 +203,10 @@ class _Page:
                 own = c if "." in rule and mentions(text, name) else None
             # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
             if text and (coins(text, name) or ("." in rule and defines(text, name))):
+                if r != rule and only_kind(text, name) and i + 1 < len(below):
+                    after = self.find(game, lang, below[i + 1])
+                    if after is not None and ruleid.parent(below[i + 1]) == ruleid.parent(r):
+                        return after
                 return c
         return own
 
