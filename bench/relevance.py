@@ -251,11 +251,11 @@ def definers(store: Store, queries: list[dict]) -> int:
     """Let a term's defining clause count where its heading is expected: the issue asks for the clause
     that defines a term ("トランプルは…", "Trample is …") above the heading named by it, so a list
     naming only the heading would count that order as a miss. The defining clause is the one the search
-    puts there (kb.search.results.Page.definer): a heading's first sub-clause when it names the heading
-    (404 墓地 → 404.1 プレイヤーの墓地とは…), a keyword's "a" when it defines it, or its "b" when the "a"
-    only says what kind of ability it is (702.2a 接死は常在型能力である。 → 702.2b). Returns how many
-    targets were added."""
-    from kb.search.ranking import defines, mentions, name_of, only_kind
+    puts there (kb.search.results._Page.definer): a heading's first sub-clause
+    (404 墓地 → 404.1, 504 ドロー・ステップ → 504.1), a keyword's "a" when it names it, or its "b" when the
+    "a" only says what kind of ability it is (702.2a 接死は常在型能力である。 → 702.2b). Returns how many
+    targets were added. (Before the tenth pass only a sub-clause that *defines* the name counted.)"""
+    from kb.search.ranking import mentions, name_of, only_kind
 
     def below(heading: str, child: str, game: str) -> list[tuple[str, str]]:
         """(the heading's title, the child's text) in each version of ``game`` holding both."""
@@ -275,11 +275,11 @@ def definers(store: Store, queries: list[dict]) -> int:
                 continue
             game = where.split("/")[0]
             if "." not in rule:
-                if any(mentions(text, name_of(title)) for title, text in below(rule, f"{rule}.1", game)):
+                if below(rule, f"{rule}.1", game):
                     extra.append(f"{game}:{rule}.1")
                 continue
             rows = below(rule, f"{rule}a", game)
-            if any(defines(text, name_of(title)) for title, text in rows):
+            if any(mentions(text, name_of(title)) for title, text in rows):
                 extra.append(f"{game}:{rule}a")
             if any(only_kind(text, name_of(title)) for title, text in rows):
                 extra.append(f"{game}:{rule}b")

@@ -150,7 +150,7 @@ class _Page:
         return None
 
     def defining(self, d: int) -> int | None:
-        if self.scored.get(d, (0.0,))[0] < 2.6:  # only for a heading or term the query names
+        if not 2.6 <= self.scored.get(d, (0.0,))[0] < 2.9:  # a heading or term the query names, not a number
             return None
         f = self.fields(d)
         if f["kind"] == "rule":
@@ -164,7 +164,7 @@ class _Page:
         if f["kind"] == "term" and obsolete(self.text_of(d)):
             c, why = self.today(f["game"], f["lang"], self.text_of(d)), f"today's rule for {name}"
         else:
-            c, why = self.definer(f["game"], f["lang"], rule, name, deep), f"defines {name}"
+            c, why = self.definer(f["game"], f["lang"], rule, name, deep, f["kind"] == "rule"), f"defines {name}"
             if c is not None and self.fields(c).get("rule") == f"{rule}.1" and not defines(self.text_of(c), name):
                 why = f"opens {name}"  # a heading's first clause, naming it (404.1 for 墓地)
         if c is not None and self.lang_first and f["lang"] != self.lang_first:
@@ -175,40 +175,51 @@ class _Page:
         self.named_by.setdefault(c, d)
         return c
 
-    def definer(self, game: str, lang: str, rule: str, name: str, deep: bool = True) -> int | None:
-        """The clause defining ``name`` at ``rule``. For a rule heading (404 墓地): its first sub-clause when
-        it names it (404.1 プレイヤーの墓地とは…: the clause a judge cites for the word), else the first
-        clause below that coins the name (「X／x」, "becomes a X"). For a clause (702.2 接死): itself or a
-        sub-clause that defines or coins the name, else itself when it names it; a sub-clause that only
-        says what kind of ability it is (接死は常在型能力である。) gives way to the next, which says what
-        the ability does (702.2b)."""
+    def definer(self, game: str, lang: str, rule: str, name: str, deep: bool = True, named: bool = True) -> int | None:
+        """The clause a judge cites for ``name`` at ``rule``, put above the heading or entry the query names.
+
+        A rule heading named ``name`` (404 墓地, 504 ドロー・ステップ): its first sub-clause (404.1
+        プレイヤーの墓地とは…; 504.1 まず、アクティブ・プレイヤーはカード1枚を引く); the rule a glossary entry
+        points to (``named`` False: Blocked Creature → 509): its first sub-clause when that names it. A keyword's heading (701.14 Fight): its "a" when
+        that names it, or the "b" when the "a" only says what kind of ability it is (702.2a
+        接死は常在型能力である。 → 702.2b, which says what it does). Else, below the rule, a clause
+        that coins the name (「X／x」, "becomes a X") or, below a clause, defines it; else the clause
+        itself when it names it."""
         if not rule:
             return None
         if "." not in rule:
-            c = self.find(game, lang, f"{rule}.1")
-            if c is not None and mentions(self.text_of(c), name):
-                return c
+            first = self.find(game, lang, f"{rule}.1")
+            if first is not None and (named or mentions(self.text_of(first), name)):
+                return first
+        own = self.find(game, lang, rule) if "." in rule else None
+        if own is not None and not self.text_of(own):  # a heading without words of its own
+            first = self.find(game, lang, f"{rule}a")
+            if first is not None and mentions(self.text_of(first), name):
+                return self.what_it_does(game, lang, f"{rule}a", first, name)
         if not deep:
-            c = self.find(game, lang, rule) if "." in rule else None
-            return c if c is not None and mentions(self.text_of(c), name) else None
+            return own if own is not None and mentions(self.text_of(own), name) else None
         ids = (b.decode() for b in self.s.reader().expand_prefix("rule", rule))
-        below = [rule] + sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
-        own = None
-        for i, r in enumerate(below[:40]):
+        below = sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        if own is not None and (coins(self.text_of(own), name) or defines(self.text_of(own), name)):
+            return own
+        for r in below[:40]:
             c = self.find(game, lang, r)
             if c is None:
                 continue
             text = self.text_of(c)
-            if r == rule:
-                own = c if "." in rule and mentions(text, name) else None
             # Below a heading only a clause coining the name: "スタックは…" opens many a later sub-clause.
             if text and (coins(text, name) or ("." in rule and defines(text, name))):
-                if r != rule and only_kind(text, name) and i + 1 < len(below):
-                    after = self.find(game, lang, below[i + 1])
-                    if after is not None and ruleid.parent(below[i + 1]) == ruleid.parent(r):
-                        return after
-                return c
-        return own
+                return self.what_it_does(game, lang, r, c, name)
+        return own if own is not None and mentions(self.text_of(own), name) else None
+
+    def what_it_does(self, game: str, lang: str, rule: str, c: int, name: str) -> int:
+        """``c`` (at ``rule``), or its next sibling when ``c`` only says what kind of ability ``name`` is."""
+        if only_kind(self.text_of(c), name) and rule[-1] in ruleid.SUB_LETTERS[:-1]:
+            letters = ruleid.SUB_LETTERS
+            after = self.find(game, lang, rule[:-1] + letters[letters.index(rule[-1]) + 1])
+            if after is not None:
+                return after
+        return c
 
     def today(self, game: str, lang: str, definition: str) -> int | None:
         """The clause an obsolete term's reader wants today: the one defining today's name, else the rule it cites."""
@@ -219,7 +230,7 @@ class _Page:
                 if f["game"] == game and f["lang"] == lang and f.get("rule") and (self.docs is None or d in self.docs):
                     c = self.find(game, lang, f["rule"])
                     if c is not None:
-                        return self.definer(game, lang, f["rule"], new) or c
+                        return self.definer(game, lang, f["rule"], new, named=f["kind"] == "rule") or c
         return self.find(game, lang, rule) if rule else None
 
     def pair(self, d: int) -> int | None:
