@@ -53,6 +53,7 @@ _FURNITURE_REPEATS = 3  # a short line met this often (digits aside) is a page h
 # A sentence never opens with a bare particle, so "の例外" after an id means a citation.
 _NOT_A_START = re.compile(r"^\s*(?:[)）」』、。,]|[のをにでとやがはも](?![\u3041-\u309f])|から|まで|参照|より)")
 _SENTENCE_END = tuple("。）)」』》】：:")
+TITLE_MAX = 30  # characters: a clause's words short enough to be a title (701.30. ＧＲ召喚する)
 
 
 def sniff(text: str, filename: str) -> float:
@@ -279,8 +280,29 @@ class _Reader:
         return False
 
     def finish(self) -> None:
+        ids = {node.rule for node in self.nodes}
         for node in self.nodes:
-            node.text = "\n".join(self.paras[node.rule])
+            paras = self.paras[node.rule]
+            if _titles(node, paras, ids):
+                node.title = paras[0]
+            else:
+                node.text = "\n".join(paras)
+
+
+def _titles(node: RuleNode, paras: list[str], ids: set[str]) -> bool:
+    """True when a numbered clause's words are the title of the lettered clauses below it, as a Magic keyword
+    action's heading is ("701.22. 龍解する" over "701.22a 龍解するとは、…"): one short line, not a sentence."""
+    return (
+        not node.title
+        and "." in node.rule
+        and node.rule[-1].isdigit()
+        and f"{node.rule}a" in ids
+        and len(paras) == 1
+        and len(paras[0]) <= TITLE_MAX
+        and not paras[0].endswith(_SENTENCE_END + (".", "．"))
+        and "。" not in paras[0]
+        and not node.examples
+    )
 
 
 def _contents(lines: list[str], start: int, furniture: set[int]) -> tuple[list[list[str]], int]:

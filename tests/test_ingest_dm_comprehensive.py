@@ -83,6 +83,17 @@ def test_clause_texts_join_pdf_line_breaks(real):
     assert _node(v, "818").title == "超魂X"
 
 
+def test_a_keyword_actions_numbered_name_line_is_its_heading(real):
+    # "701.22. 龍解する" over "701.22a 龍解するとは、…": a title, as Magic's 701.21 生け贄に捧げる／Sacrifice is
+    (v,) = real.versions
+    heading, defining = _node(v, "701.22"), _node(v, "701.22a")
+    assert (heading.title, heading.text) == ("龍解する", "") and defining.text.startswith("龍解するとは")
+    assert _node(v, "701.30").title == "ＧＲ召喚する" and _node(v, "701.2").title == "タップとアンタップ"
+    titled = [n.rule for n in v.nodes if n.title and "." in n.rule]
+    assert len(titled) == 32 and all(r.startswith("701.") for r in titled)  # every other clause keeps its words
+    assert _node(v, "701.1").text and not _node(v, "701.1").title  # a sentence, with no lettered clauses
+
+
 def test_examples_and_card_names_broken_at_a_space(real):
     v = real.versions[0]
     assert _node(v, "109.2c").examples == [
