@@ -1,6 +1,8 @@
 """Make or verify the shipped vector cache (kb/data/vectors-<model>.npz).
 
+    python bench/vectors.py seed-index DIR           # the tests' seed index, built as their ``kb`` fixture builds it
     python bench/vectors.py make HOME [HOME ...]     # union of these built homes' vectors -> the cache
+                                                     # (a HOME may be an index directory: DIR/index)
     python bench/vectors.py verify HOME [--sample N] # the cache against a built home, re-embedding a sample
 
 The cache bounds the first build of the bundled corpus: it holds the vectors of every default-scope
@@ -29,7 +31,9 @@ from kb.search import semantic  # noqa: E402
 
 
 def home_vectors(path: str, texts: bool = False) -> semantic.VectorSet:
-    vs = semantic.VectorSet.load(Home(path).index_dir() / semantic.VECTORS_FILE, texts=texts)
+    """The vectors of a built home, or of an index directory (the tests' seed index: ``seed-index DIR``)."""
+    where = Path(path) if (Path(path) / semantic.VECTORS_FILE).is_file() else Home(path).index_dir()
+    vs = semantic.VectorSet.load(where / semantic.VECTORS_FILE, texts=texts)
     if vs is None:
         raise SystemExit(f"{path}: no vectors in its index (build it with the semantic extra installed)")
     return vs
@@ -48,6 +52,31 @@ def make(homes: list[str]) -> None:
         old.unlink()
     cache.save(out)
     print(f"{out.relative_to(ROOT)}: {len(cache)} vectors of {cache.model}, {out.stat().st_size / 2**20:.2f} MiB")
+
+
+def seed_index(out: str) -> None:
+    """Build the index the tests' ``kb`` fixture builds (seeds, the newest English edition, Duel Masters) into ``out``."""
+    from ingest.common import Hints
+    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
+    from kb.search.index import build_index
+    from kb.store import Store
+    from kb.versions import order
+    from tests._kbfixtures import is_seed
+    from tests.helpers import CR_EN, DM_RULES
+
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    store = Store.create(str(root / "kb.sqlite"))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    ingest_into(store, str(CR_EN / "MagicCompRules_2026-01-16.txt"), Hints())
+    for p in sorted(DM_RULES.glob("*")):
+        ingest_into(store, str(p), Hints())
+    order.place_undated(store)
+    store.commit()
+    build_index(store, root / "index")
+    store.close()
+    print(f"{root / 'index'}: the tests' seed index (give it to make)")
 
 
 def verify(home: str, sample: int) -> None:
@@ -84,8 +113,15 @@ def main() -> None:
     v = sub.add_parser("verify")
     v.add_argument("home")
     v.add_argument("--sample", type=int, default=40)
+    t = sub.add_parser("seed-index")
+    t.add_argument("out")
     args = ap.parse_args()
-    make(args.homes) if args.cmd == "make" else verify(args.home, args.sample)
+    if args.cmd == "make":
+        make(args.homes)
+    elif args.cmd == "seed-index":
+        seed_index(args.out)
+    else:
+        verify(args.home, args.sample)
 
 
 if __name__ == "__main__":

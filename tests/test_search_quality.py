@@ -140,9 +140,10 @@ def test_the_defining_clause_comes_above_its_heading():
 
 def test_a_term_query_shows_definer_heading_and_no_duplicate_entries(searcher):
     hits = searcher.search("Trample", lang="en", limit=10)
-    assert hits[0]["rule"] == "702.19a" and any("defines" in w for w in hits[0]["why"])
+    # 702.19a says what kind of ability trample is; 702.19b, what it does (the clause a judge cites)
+    assert hits[0]["rule"] == "702.19b" and any("defines" in w for w in hits[0]["why"])
     rules = [h["rule"] for h in hits]
-    assert rules.index("702.19a") < rules.index("702.19")
+    assert rules.index("702.19b") < rules.index("702.19")
     keys = [(h["kind"], h["lang"], h["rule"]) for h in hits]
     assert ("term", "en", "702.19") not in keys  # the glossary entry points at a clause shown above it
 
@@ -212,8 +213,16 @@ def test_a_clause_quoting_a_name_as_a_word_does_not_coin_it():
 def test_a_clause_only_saying_what_kind_of_ability_a_keyword_is_gives_way():
     assert only_kind("接死は常在型能力である。", "接死") and only_kind("威迫は、回避能力である。", "威迫")
     assert only_kind("Deathtouch is a static ability.", "Deathtouch")
-    assert not only_kind("トランプルは常在型能力であり、これはそれを持つクリーチャーが…", "トランプル")
-    assert not only_kind("Trample is a static ability that modifies the rules for assigning", "Trample")
+    assert only_kind(
+        "先制攻撃は、戦闘ダメージ・ステップのルールを変更する常在型能力である。rule 510〔戦闘ダメージ・ステップ〕参照。",
+        "先制攻撃",
+    )
+    trample = "Trample is a static ability that modifies the rules for assigning an attacking creature’s combat damage."
+    assert only_kind(trample + " (See rule 510, “Combat Damage Step.”)", "Trample")
+    # a clause that goes on to say what the keyword means stays the defining one
+    assert not only_kind("Ward is a triggered ability. Ward [cost] means “Whenever this permanent …”", "Ward")
+    assert not only_kind("瞬速は、…機能する常在型能力である。「瞬速／Flash」は、「…」を意味する。", "瞬速")
+    assert not only_kind("Landwalk is a generic term that appears within an object’s rules text", "Landwalk")
 
 
 def test_a_heading_named_by_the_query_follows_the_clause_a_judge_cites(searcher):

@@ -87,10 +87,17 @@ def defines(text: str, name: str) -> bool:
 
 
 def only_kind(text: str, name: str) -> bool:
-    """True when a clause only says what kind of ability ``name`` is: "接死は常在型能力である。", "飛行は回避能力
-    である。", "Deathtouch is a static ability." (its next sub-clause says what the ability does)."""
+    """True when a keyword's clause says what kind of ability ``name`` is and not what it means: "接死は常在型能力
+    である。", "先制攻撃は、戦闘ダメージ・ステップのルールを変更する常在型能力である。", "Trample is a static ability
+    that modifies the rules for assigning …" (the next sub-clause says what the ability does: 702.2b, 702.7b,
+    702.19b). Not when it goes on to quote or define it: "「瞬速／Flash」は、「…」を意味する", "Ward [cost] means …"."""
     t, n = _joined(text.strip()), re.escape(_joined(name))
-    return bool(re.fullmatch(rf"{n}は、?[^。、]{{0,8}}能力である。|{n} is an? [a-z]+(?: [a-z]+)? ability\.", t))
+    t = re.sub(r"\(see rules? [^)]*\)|rule [0-9.a-z]+(?:〔[^〕]*〕)?参照。?", "", t)  # cross-references
+    if re.search(r"意味|means|[「“\"]", t):
+        return False
+    return bool(
+        re.match(rf"{n}は、?[^。]{{0,40}}能力(?:である|だ)。|{n} is an? [^.]{{0,80}}\bability\b[^.]{{0,80}}\.", t)
+    )
 
 
 def mentions(text: str, name: str) -> bool:
