@@ -56,27 +56,13 @@ def make(homes: list[str]) -> None:
 
 def seed_index(out: str) -> None:
     """Build the index the tests' ``kb`` fixture builds (seeds, the newest English edition, Duel Masters) into ``out``."""
-    from ingest.common import Hints
-    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
-    from kb.search.index import build_index
-    from kb.store import Store
-    from kb.versions import order
-    from tests._kbfixtures import is_seed
-    from tests.helpers import CR_EN, DM_RULES
+    from tests._kbfixtures import search_kb
 
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    store = Store.create(str(root / "kb.sqlite"))
-    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
-        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
-    ingest_into(store, str(CR_EN / "MagicCompRules_2026-01-16.txt"), Hints())
-    for p in sorted(DM_RULES.glob("*")):
-        ingest_into(store, str(p), Hints())
-    order.place_undated(store)
-    store.commit()
-    build_index(store, root / "index")
+    store, index_dir, _ = search_kb(root)
     store.close()
-    print(f"{root / 'index'}: the tests' seed index (give it to make)")
+    print(f"{index_dir}: the tests' seed index (give it to make)")
 
 
 def verify(home: str, sample: int) -> None:

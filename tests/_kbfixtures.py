@@ -1,6 +1,7 @@
 """Stores built with the real parsers from the bundled texts (corpus/), cached once per test process.
 
-Used by the versions tests (order, diff, history, align) and bench/versions.py.
+Used by the versions tests (order, diff, history, align), bench/versions.py, the search tests' ``kb`` fixture
+and bench/vectors.py (``search_kb``).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from tests.helpers import CR_EN, CR_JA_FULL, CR_JA_HEAD, SEEDS
+from tests.helpers import CR_EN, CR_JA_FULL, CR_JA_HEAD, DM_RULES, SEEDS
 
 VIEWER_509 = SEEDS / "000_69c867f839c48ea8.txt"
 VIEWER_510 = SEEDS / "003_1192bed475bff8cb.txt"
@@ -110,3 +111,24 @@ def home_of(store, dest: Path) -> Path:
     store.backup(gen / "kb.sqlite")
     os.symlink(gen.name, dest / "current")
     return dest
+
+
+def search_kb(root: Path, progress=None):
+    """Store + search index from the seeds, the newest English edition and the Duel Masters rules, in ``root``
+    (no lineage: the index and search tests need texts only). Returns (store, index dir, build stats)."""
+    from ingest.common import Hints
+    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
+    from kb.search.index import build_index
+    from kb.store import Store
+    from kb.versions import order
+
+    store = Store.create(str(root / "kb.sqlite"))
+    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
+        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
+    ingest_into(store, str(CR_EN / "MagicCompRules_2026-01-16.txt"), Hints())
+    for p in sorted(DM_RULES.glob("*")):
+        ingest_into(store, str(p), Hints())
+    order.place_undated(store)
+    store.commit()
+    stats = build_index(store, root / "index", progress)
+    return store, root / "index", stats

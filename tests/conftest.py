@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from tests.helpers import ARTIFACTS, CR_EN, DM_RULES, cut_pieces
+from tests.helpers import ARTIFACTS, cut_pieces
 
 
 def pytest_configure(config) -> None:
@@ -103,25 +103,11 @@ def cli():
 def kb(tmp_path_factory):
     """Store + search index from the seeds, the newest English edition and the Duel Masters rules (no lineage:
     the index and search tests need texts only). Yields (store, index dir, build stats, progress calls)."""
-    from ingest.common import Hints
-    from kb.build import BUNDLED_CORPUS, ingest_into, read_manifest
-    from kb.search.index import build_index
-    from kb.store import Store
-    from kb.versions import order
-    from tests._kbfixtures import is_seed
+    from tests._kbfixtures import search_kb
 
-    root = tmp_path_factory.mktemp("search-kb")
-    store = Store.create(str(root / "kb.sqlite"))
-    for e in filter(is_seed, read_manifest(BUNDLED_CORPUS)):
-        ingest_into(store, str(e.path), Hints(format=e.format, game=e.game, lang=e.lang, version=e.version))
-    ingest_into(store, str(CR_EN / "MagicCompRules_2026-01-16.txt"), Hints())
-    for p in sorted(DM_RULES.glob("*")):
-        ingest_into(store, str(p), Hints())
-    order.place_undated(store)
-    store.commit()
     calls = []
-    stats = build_index(store, root / "index", lambda d, t, w: calls.append((d, t, w)))
-    yield store, root / "index", stats, calls
+    store, index_dir, stats = search_kb(tmp_path_factory.mktemp("search-kb"), lambda d, t, w: calls.append((d, t, w)))
+    yield store, index_dir, stats, calls
     store.close()
 
 
