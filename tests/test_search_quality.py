@@ -225,6 +225,22 @@ def test_a_clause_only_saying_what_kind_of_ability_a_keyword_is_gives_way():
     assert not only_kind("Landwalk is a generic term that appears within an object’s rules text", "Landwalk")
 
 
+def test_each_name_a_glossary_entry_lists_is_its_exact_name(searcher):
+    from kb.search.index import title_keys
+    from kb.search.ranking import alternatives
+
+    assert alternatives("統率、統率領域") == ["統率", "統率領域"]
+    assert alternatives("Respond/Response (Informal)") == ["Respond", "Response"]
+    assert alternatives("Y, Z") == []  # no one-letter names
+    assert "統率領域" in title_keys("統率、統率領域", listed=True) and title_keys("統率、統率領域") == [
+        "統率、統率領域"
+    ]
+    # "Life, Life Total": the entry is the query's exact name, below the clause opening its rule
+    hits = searcher.search("life total", lang="en", limit=3)
+    assert [(h["kind"], h["rule"]) for h in hits[:2]] == [("rule", "119.1"), ("term", "119")]
+    assert hits[1]["why"][0] == "exact name" and "opens Life Total" in hits[0]["why"]
+
+
 def test_a_heading_named_by_the_query_follows_the_clause_a_judge_cites(searcher):
     # a rule heading: its first sub-clause naming it; a keyword: the sub-clause saying what it does
     rules = [h["rule"] for h in searcher.search("graveyard", lang="en", limit=5)]

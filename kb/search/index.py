@@ -37,6 +37,7 @@ from kb.children import die_with_parent
 from kb.model import Progress, default_workers
 from kb.search import ahead, semantic
 from kb.search.ahead import Ahead, Carried, indexed_ahead
+from kb.search.ranking import alternatives
 from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
 TERMS_FILE = "terms.json"
@@ -441,7 +442,7 @@ def _fields(lang: str, title: str, text: str, examples: list[str], name: str | N
     """Field values for one text: Japanese fields for ``ja``, English ones otherwise."""
     text = text[:MAX_INDEXED_CHARS]
     ex = "\n".join(examples)[:MAX_INDEXED_CHARS]
-    key = {"tk": " ".join(title_keys(name if name is not None else title))} if (name or title) else {}
+    key = {"tk": " ".join(title_keys(name, listed=True) if name else title_keys(title))} if (name or title) else {}
     if lang == "ja":
         body = f"{title}\n{text}" if title else text  # one string for ja/jr/jb: Janome runs once
         return {"ja": body, "jt": title, "jx": ex, "jr": body, "jb": body, **key}
@@ -449,9 +450,13 @@ def _fields(lang: str, title: str, text: str, examples: list[str], name: str | N
     return {"en": body, "ew": body, "et": title, "ex": ex, **key}
 
 
-def title_keys(title: str) -> list[str]:
-    """Exact-name keys of a title: the whole, and each half of ``日本語／English`` (トランプル／Trample)."""
+def title_keys(title: str, listed: bool = False) -> list[str]:
+    """Exact-name keys of a title: the whole, and each half of ``日本語／English`` (トランプル／Trample); with
+    ``listed`` (a glossary entry's name), each name it lists too: 統率、統率領域 is found as 統率領域,
+    "Remove from the Game, Removed, Removed-from-the-Game Zone" as "removed-from-the-game zone"."""
     keys = [title_key(title)] + [title_key(half) for half in title.split("／")] if "／" in title else [title_key(title)]
+    if listed:
+        keys += [title_key(name) for name in alternatives(title)]
     return [k for k in dict.fromkeys(keys) if k]
 
 

@@ -63,6 +63,20 @@ def name_of(title: str) -> str:
     return title.split("／")[0].strip()
 
 
+_ALTERNATIVES = re.compile(r"、|, |/")  # a glossary entry naming several forms: 統率、統率領域; Life, Life Total
+
+
+def alternatives(name: str) -> list[str]:
+    """The names a glossary entry lists (統率、統率領域 → 統率, 統率領域; "Respond/Response (Informal)" →
+    Respond, Response), without quotes and the informal mark; none of one letter."""
+    out = []
+    for part in _ALTERNATIVES.split(name):
+        part = re.sub(r"\((?:informal|非公式)\)|[\"“”?「」]", "", part, flags=re.I).strip()
+        if len(part) >= 2:
+            out.append(part)
+    return out
+
+
 def _joined(text: str) -> str:
     """Lower case, without the dots and spaces between Japanese words (パーマネント・呪文 = パーマネント 呪文)."""
     return re.sub(r"(?<=[^\x00-\x7f])[・･\s]+(?=[^\x00-\x7f])", "", text.lower())

@@ -12,6 +12,7 @@ from kb import ruleid
 from kb.analysis import title_key
 from kb.search.bounded import whoosh_search
 from kb.search.ranking import (
+    alternatives,
     arrange,
     coins,
     defines,
@@ -159,12 +160,17 @@ class _Page:
             rule, name = f.get("rule") or "", self.searcher.title_of(f).split(" / ")[0]
         if not name:
             return None
+        place, named = (f["game"], f["lang"]), f["kind"] == "rule"
         self.scanned.append(d)
         deep = len(self.scanned) <= DEEP  # the clauses below a heading are read for the first few names only
         if f["kind"] == "term" and obsolete(self.text_of(d)):
             c, why = self.today(f["game"], f["lang"], self.text_of(d)), f"today's rule for {name}"
         else:
-            c, why = self.definer(f["game"], f["lang"], rule, name, deep, f["kind"] == "rule"), f"defines {name}"
+            # a glossary entry naming several forms (統率、統率領域): the first form a clause is found for
+            names = [name] + (sorted(alternatives(name), key=len, reverse=True) if f["kind"] == "term" else [])
+            found = ((n, self.definer(*place, rule, n, deep, named)) for n in dict.fromkeys(names))
+            name, c = next(((n, c) for n, c in found if c is not None), (name, None))
+            why = f"defines {name}"
             if c is not None and self.fields(c).get("rule") == f"{rule}.1" and not defines(self.text_of(c), name):
                 why = f"opens {name}"  # a heading's first clause, naming it (404.1 for 墓地)
         if c is not None and self.lang_first and f["lang"] != self.lang_first:
