@@ -7,7 +7,17 @@ import pytest
 
 from kb.analysis import kanji_numerals, okurigana_stem
 from kb.search.fusion import GUARD, fuse, words_only
-from kb.search.ranking import agrees, arrange, coins, defines, nearest_rules, obsolete, only_kind, today_of
+from kb.search.ranking import (
+    agrees,
+    arrange,
+    coins,
+    defines,
+    names_it,
+    nearest_rules,
+    obsolete,
+    only_kind,
+    today_of,
+)
 from kb.snippets import highlight_spans, snippet_for
 from tests.helpers import first
 
@@ -248,6 +258,16 @@ def test_a_heading_named_by_the_query_follows_the_clause_a_judge_cites(searcher)
     hits = searcher.search("deathtouch", lang="en", limit=5)
     assert [h["rule"] for h in hits[:2]] == ["702.2b", "702.2"] and "defines Deathtouch" in hits[0]["why"]
     assert "opens Priority" in searcher.search("priority", lang="en", limit=3)[0]["why"]
+    # a clause a little below that says what the name is wins over the first (606.1 only introduces it)
+    assert [h["rule"] for h in searcher.search("loyalty ability", lang="en", limit=2)] == ["606.2", "606"]
+
+
+def test_a_clause_naming_what_it_describes_is_read():
+    assert names_it("忠誠シンボルをコストに含む起動型能力は忠誠度能力である。通常、…", "忠誠度能力")
+    assert names_it("以下のすべての条件を満たす起動型能力は、マナ能力である。対象を取りえないこと", "マナ能力")
+    assert names_it("An activated ability with a loyalty symbol in its cost is a loyalty ability.", "Loyalty Ability")
+    assert not names_it("起動型能力の中には忠誠度能力が存在し、それらは特別なルールに従う。", "忠誠度能力")
+    assert not names_it("An activated ability is a mana ability if it meets all of the following", "Mana Ability")
 
 
 def test_an_obsolete_term_leads_to_todays_clause(searcher):

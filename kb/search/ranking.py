@@ -100,6 +100,14 @@ def defines(text: str, name: str) -> bool:
     )
 
 
+def names_it(text: str, name: str) -> bool:
+    """True when a clause's first sentence ends by naming what it describes ``name``: "忠誠シンボルをコストに含む
+    起動型能力は忠誠度能力である。", "An activated ability with a loyalty symbol in its cost is a loyalty ability."
+    (the clause a heading's readers want, though its name is not its first word)."""
+    t, n = _joined(text.strip()), re.escape(_joined(name))
+    return bool(re.match(rf"[^。]{{0,60}}は、?{n}(?:で)?ある。|[^.]{{0,120}}\b(?:is|are) (?:called )?an? {n}s?\.", t))
+
+
 def only_kind(text: str, name: str) -> bool:
     """True when a keyword's clause says what kind of ability ``name`` is and not what it means: "接死は常在型能力
     である。", "先制攻撃は、戦闘ダメージ・ステップのルールを変更する常在型能力である。", "Trample is a static ability

@@ -18,6 +18,7 @@ from kb.search.ranking import (
     defines,
     mentions,
     name_of,
+    names_it,
     nearest_rules,
     obsolete,
     only_kind,
@@ -31,6 +32,7 @@ GAME_NAMES = {"mtg": "Magic", "dm": "Duel Masters"}
 # below a weaker first hit the second place goes to another clause (dev MRR@10 0.887 -> 0.895).
 PAIR_TIER = 2.6
 DEEP = 4  # name hits whose whole subtree is read for the clause defining them
+SCANNED = 6  # a rule heading's first clauses read for one saying what its name is
 
 
 def rule_docs(s, rule: str, **want: str) -> list[int]:
@@ -196,6 +198,11 @@ class _Page:
         if "." not in rule:
             first = self.find(game, lang, f"{rule}.1")
             if first is not None and (named or mentions(self.text_of(first), name)):
+                # unless a clause a little further down says what the name is (606.2 …は忠誠度能力である。)
+                for r in self.first_below(rule, SCANNED):
+                    c = self.find(game, lang, r)
+                    if c is not None and names_it(self.text_of(c), name):  # not "Xは…": many a clause opens so
+                        return c
                 return first
         own = self.find(game, lang, rule) if "." in rule else None
         if own is not None and not self.text_of(own):  # a heading without words of its own
@@ -204,11 +211,10 @@ class _Page:
                 return self.what_it_does(game, lang, f"{rule}a", first, name)
         if not deep:
             return own if own is not None and mentions(self.text_of(own), name) else None
-        ids = (b.decode() for b in self.s.reader().expand_prefix("rule", rule))
-        below = sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)
+        below = self.first_below(rule, 40)
         if own is not None and (coins(self.text_of(own), name) or defines(self.text_of(own), name)):
             return own
-        for r in below[:40]:
+        for r in below:
             c = self.find(game, lang, r)
             if c is None:
                 continue
@@ -217,6 +223,11 @@ class _Page:
             if text and (coins(text, name) or ("." in rule and defines(text, name))):
                 return self.what_it_does(game, lang, r, c, name)
         return own if own is not None and mentions(self.text_of(own), name) else None
+
+    def first_below(self, rule: str, n: int) -> list[str]:
+        """The first ``n`` ids below ``rule``, in the rules' order."""
+        ids = (b.decode() for b in self.s.reader().expand_prefix("rule", rule))
+        return sorted((r for r in ids if rule in ruleid.ancestors(r)), key=ruleid.sort_key)[:n]
 
     def what_it_does(self, game: str, lang: str, rule: str, c: int, name: str) -> int:
         """``c`` (at ``rule``), or its next sibling when ``c`` only says what kind of ability ``name`` is."""
