@@ -262,6 +262,21 @@ def test_a_heading_named_by_the_query_follows_the_clause_a_judge_cites(searcher)
     assert [h["rule"] for h in searcher.search("loyalty ability", lang="en", limit=2)] == ["606.2", "606"]
 
 
+def test_an_english_name_in_the_plural_is_the_singular_entrys_exact_name(searcher):
+    from kb.search.query import singular
+
+    assert [singular(k) for k in ("layers", "abilities", "status", "loss", "trample")] == [
+        "layer",
+        "ability",
+        None,
+        None,
+        None,
+    ]
+    hits = searcher.search("layers", lang="en", limit=2)  # the glossary's "Layer", below the clause opening 613
+    assert [(h["kind"], h["rule"]) for h in hits] == [("rule", "613.1"), ("term", "613")]
+    assert hits[1]["why"][0] == "exact name"
+
+
 def test_a_clause_naming_what_it_describes_is_read():
     assert names_it("忠誠シンボルをコストに含む起動型能力は忠誠度能力である。通常、…", "忠誠度能力")
     assert names_it("以下のすべての条件を満たす起動型能力は、マナ能力である。対象を取りえないこと", "マナ能力")

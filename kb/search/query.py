@@ -92,6 +92,14 @@ def en_terms(text: str) -> list[str]:
     return list(dict.fromkeys(t.text for t in _english(text)))
 
 
+def singular(key: str) -> str | None:
+    """An English name key in the singular (layers → layer, abilities → ability), or None: the rules' headings
+    and glossary entries name things in the plural and the singular alike (Layer, State-Based Actions)."""
+    if not key.isascii() or len(key) < 4 or key[-1] != "s" or key.endswith(("ss", "us", "is")):
+        return None
+    return key[:-3] + "y" if key.endswith("ies") else key[:-1]
+
+
 @dataclass
 class _Views:
     """The ways one query is said, as the layers add them (a view: units, one per word, and a boost)."""
@@ -257,7 +265,8 @@ class QueryBuilder:
         translated = [(u, b) for u, b in v.translated if u]
         older = [(u, b) for u, b in v.older if u]
         tkey = title_key(v.text)
-        tiers: Tiers = [(2.8, Term("tk", tkey))]
+        one = singular(tkey)
+        tiers: Tiers = [(2.8, Or([Term("tk", tkey), Term("tk", one)]) if one else Term("tk", tkey))]
         # 2.5: the words in the query's order, next to each other (a gap of one word allowed).
         phrases = []
         ja_keys = list(dict.fromkeys(v.qkeys))[:MAX_UNITS]
