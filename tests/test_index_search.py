@@ -29,11 +29,38 @@ def test_build_reports_stats_and_progress(kb):
 
 
 @pytest.mark.parametrize(
-    "q", ["509.1c", "５０９．１ｃ", "rule 509.1c", "ルール509.1c", "CR 509.1c", "総合ルール 509.1c"]
+    "q",
+    [
+        "509.1c",
+        "５０９．１ｃ",
+        "rule 509.1c",
+        "ルール509.1c",
+        "CR 509.1c",
+        "総合ルール 509.1c",
+        # what else people type around a number
+        "r509.1c",
+        "rules 509.1c",
+        "第509.1c項",
+        "509.1cとは",
+        "509.1c って何？",
+        "509.1 c",
+        "MTG 509.1c",
+    ],
 )
 def test_rule_numbers_go_straight_to_the_clause(searcher, q):
     hit = first(searcher, q)
     assert (hit["game"], hit["rule"], hit["kind"]) == ("mtg", "509.1c", "rule")
+
+
+def test_a_game_or_version_said_beside_a_number_scopes_it(searcher):
+    from kb.search.query import rule_reference
+
+    assert rule_reference("デュエマ 101.1").game == "dm" and rule_reference("5.5.0.0 409.1").version == "5.5.0.0"
+    assert rule_reference("704-5a") is None and rule_reference("704.5a 704.5b") is None  # not one number
+    assert rule_reference("トランプル 702.19b") is None  # words beside a number are searched as words
+    page = searcher.search_page("dm 101.1")
+    assert page["hits"][0]["game"] == "dm" and page["hits"][0]["rule"] == "101.1"
+    assert first(searcher, "20991231 509.1c")["rule"] == "509.1c"  # a version the KB lacks is not an error
 
 
 def test_english_prefix_prefers_the_english_clause(searcher):

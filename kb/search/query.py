@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,6 +70,42 @@ def clean_query(query: str) -> str:
 def is_rule_query(text: str) -> bool:
     """True when the whole text names a clause (``509.1c``, ``ルール509.1c``, ``CR 509.1c``)."""
     return ruleid.parse(ruleid.normalize(text)) is not None
+
+
+# What people type around a rule number: "CR", "rule", "r", "第…項", "…条", "…とは", a game's name, a version.
+_REF_BEFORE = re.compile(
+    r"^(?:(?:rules?|r|cr|c\.r\.|comprehensive rules?|総合(?:ゲーム)?ルール|ルール|mtg|magic|マジック|dm|デュエマ|"
+    r"デュエル[・･]?マスターズ|第|(?P<version>\d+\.\d+\.\d+\.\d+|(?:19|20)\d{6}(?:\.\d)?))\s*)+"
+)
+_REF_AFTER = re.compile(
+    r"(?:\s*(?:項|条|番|とは|って(?:何|なに)|の?(?:ルール|内容|意味)|を?(?:見せて|教えて|参照))[?？]?)+$"
+)
+_REF_GAME = [("dm", re.compile(r"^(?:dm|デュエマ|デュエル)")), ("mtg", re.compile(r"^(?:mtg|magic|マジック)"))]
+
+
+@dataclass(frozen=True)
+class RuleReference:
+    """A query that names one clause, with what it says around the number (CR 704.5a, dm 101.1, 704.5a項)."""
+
+    rule: str
+    game: str | None = None
+    version: str | None = None
+
+
+def rule_reference(text: str) -> RuleReference | None:
+    """The clause a query names when the rest is only what people type around a rule number ("r704.5a",
+    "第704.5a項", "704.5a とは", "rules 704.5a", "704.5 a", "dm 101.1", "5.5.0.0 409.1"), else None."""
+    s = unicodedata.normalize("NFKC", text).strip().lower()
+    before = _REF_BEFORE.match(s)
+    words = s[before.end() :] if before else s
+    words = _REF_AFTER.sub("", words).strip().rstrip(".")
+    words = re.sub(r"^(\d{3}\.\d{1,3})\s+([a-z])$", r"\1\2", words)  # 704.5 a
+    if not words or ruleid.parse(words) is None or words != ruleid.normalize(words):
+        return None
+    said = s[: before.end()] if before else ""
+    game = next((g for g, name in _REF_GAME if any(name.match(w) for w in said.split())), None)
+    version = before.group("version") if before else None
+    return RuleReference(words, game, version)
 
 
 QUOTES = re.compile(r'["“”＂]([^"“”＂]+)["“”＂]')

@@ -6,6 +6,7 @@ scopes a search to a game, language and version, collects each tier's hits and r
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 import threading
@@ -41,6 +42,7 @@ from kb.search.query import (
     clean_query,
     is_rule_query,
     quoted,
+    rule_reference,
 )
 from kb.search.ranking import (
     GAME_BIAS,
@@ -221,6 +223,14 @@ class Searcher:
         text = clean_query(query)
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
+        ref = rule_reference(text)
+        if ref is not None and ref.rule != ruleid.normalize(text):
+            # "704.5a項", "r704.5a", "dm 101.1", "5.5.0.0 409.1": the number, in the game and version said
+            text = query = ref.rule
+            game = game or ref.game
+            if ref.version and not version:
+                with contextlib.suppress(RulekbError):  # a version this KB holds once, else the default scope
+                    version = self.store.find_version(ref.version, game, lang).label
         if not game and not is_rule_query(text):
             # "デュエマの…", "MTGで…": a game named in the query narrows it (when that game has hits).
             hint = next((g for g, names, _ in GAME_HINTS if names.search(text)), None)
