@@ -68,6 +68,7 @@ bench: $(VENV)/.test-deps
 	$(BIN)/python bench/ingest.py
 	$(BIN)/python bench/search.py
 	$(BIN)/python bench/relevance.py
+	$(BIN)/python bench/terms.py
 	$(BIN)/python bench/versions.py
 	$(BIN)/python bench/link.py
 	$(BIN)/python bench/adversarial.py
