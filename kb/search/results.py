@@ -186,13 +186,15 @@ class _Page:
     def definer(self, game: str, lang: str, rule: str, name: str, deep: bool = True, named: bool = True) -> int | None:
         """The clause a judge cites for ``name`` at ``rule``, put above the heading or entry the query names.
 
-        A rule heading named ``name`` (404 墓地, 504 ドロー・ステップ): its first sub-clause (404.1
-        プレイヤーの墓地とは…; 504.1 まず、アクティブ・プレイヤーはカード1枚を引く); the rule a glossary entry
-        points to (``named`` False: Blocked Creature → 509): its first sub-clause when that names it. A keyword's heading (701.14 Fight): its "a" when
-        that names it, or the "b" when the "a" only says what kind of ability it is (702.2a
-        接死は常在型能力である。 → 702.2b, which says what it does). Else, below the rule, a clause
-        that coins the name (「X／x」, "becomes a X") or, below a clause, defines it; else the clause
-        itself when it names it."""
+        - A rule heading named ``name`` (404 墓地, 504 ドロー・ステップ): a clause among its first few that
+          says what the name is (606.2 …は忠誠度能力である。), else its first sub-clause (404.1
+          プレイヤーの墓地とは…; 504.1 まず、アクティブ・プレイヤーはカード1枚を引く).
+        - The rule a glossary entry points to (``named`` False: Blocked Creature → 509): the same, when
+          its first sub-clause names it.
+        - A keyword's heading (701.14 Fight): its "a" when that names it, or the "b" when the "a" only
+          says what kind of ability it is (702.2a 接死は常在型能力である。 → 702.2b, what it does).
+        - Else, below the rule, a clause that coins the name (「X／x」, "becomes a X") or, below a
+          clause, defines it; else the clause itself when it names it."""
         if not rule:
             return None
         if "." not in rule:
