@@ -277,6 +277,18 @@ def test_an_english_name_in_the_plural_is_the_singular_entrys_exact_name(searche
     assert hits[1]["why"][0] == "exact name"
 
 
+def test_an_entry_sending_its_reader_to_another_is_followed_to_that_ones_rule(searcher):
+    from kb.search.ranking import see_entry
+
+    assert see_entry("ターンで最初のメイン・フェイズのこと。メイン・フェイズ 参照。") == "メイン・フェイズ"
+    assert see_entry("The first main phase of a turn. See Main Phase.") == "Main Phase"
+    assert see_entry("…キーワード能力。rule 702.19〔トランプル〕参照。") is None  # it cites a rule
+    assert see_entry("…を対象にすること。700.13. 参照。") is None
+    # "Precombat Main Phase" cites no rule, but "Main Phase" does (505): the clause naming it comes first
+    hits = searcher.search("precombat main phase", lang="en", limit=2)
+    assert [(h["kind"], h["rule"]) for h in hits] == [("rule", "505.1a"), ("term", None)]
+
+
 def test_a_clause_naming_what_it_describes_is_read():
     assert names_it("忠誠シンボルをコストに含む起動型能力は忠誠度能力である。通常、…", "忠誠度能力")
     assert names_it("以下のすべての条件を満たす起動型能力は、マナ能力である。対象を取りえないこと", "マナ能力")

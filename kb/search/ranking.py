@@ -139,6 +139,20 @@ _TODAY_JA = re.compile(
 _SEE_RULE = re.compile(r"(?:see rule|rule)\s+(\d{3}(?:\.\d+[a-z]?)?)", re.I)
 
 
+# An entry that points to another: "メイン・フェイズ 参照。", "ダメージ参照。", "See Main Phase."
+_SEE_ENTRY = re.compile(r"(?:^|[。\s])([^\s。、]+?)\s*参照。?\s*$|\bSee ([A-Z][^.]*?)\.\s*$")
+
+
+def see_entry(definition: str) -> str | None:
+    """The name of the glossary entry a definition sends its reader to, when it ends so and cites no rule."""
+    text = (definition or "").strip()
+    if _SEE_RULE.search(text) or re.search(r"\d{3}(?:\.\d+[a-z]?)?\s*〔", text):
+        return None
+    m = _SEE_ENTRY.search(text)
+    name = next((g for g in m.groups() if g), None) if m else None
+    return None if name is None or name[0].isdigit() else name  # "700.13. 参照": a rule, not an entry
+
+
 def obsolete(definition: str) -> bool:
     """True for a glossary entry marked "(Obsolete)" / "(廃語)"."""
     return bool(_OBSOLETE.match(definition or ""))

@@ -22,6 +22,7 @@ from kb.search.ranking import (
     nearest_rules,
     obsolete,
     only_kind,
+    see_entry,
     today_of,
 )
 from kb.versions import history
@@ -160,6 +161,8 @@ class _Page:
             rule, name = f["rule"], name_of(self.searcher.title_of(f))
         else:
             rule, name = f.get("rule") or "", self.searcher.title_of(f).split(" / ")[0]
+            if not rule and not obsolete(self.text_of(d)):
+                rule = self.entry_rule(f["game"], f["lang"], see_entry(self.text_of(d)))  # "メイン・フェイズ 参照。"
         if not name:
             return None
         place, named = (f["game"], f["lang"]), f["kind"] == "rule"
@@ -225,6 +228,14 @@ class _Page:
             if text and (coins(text, name) or ("." in rule and defines(text, name))):
                 return self.what_it_does(game, lang, r, c, name)
         return own if own is not None and mentions(self.text_of(own), name) else None
+
+    def entry_rule(self, game: str, lang: str, entry: str | None) -> str:
+        """The rule the glossary entry named ``entry`` cites ("" when there is none)."""
+        for d in self.s.document_numbers(tk=title_key(entry)) if entry else ():
+            f = self.fields(d)
+            if f["kind"] == "term" and f["game"] == game and f["lang"] == lang and f.get("rule"):
+                return f["rule"]
+        return ""
 
     def first_below(self, rule: str, n: int) -> list[str]:
         """The first ``n`` ids below ``rule``, in the rules' order."""
