@@ -452,3 +452,18 @@ def test_a_forked_process_embeds_queries_on_its_own_thread(searcher):
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+def test_a_whole_query_of_player_words_names_the_heading_of_the_rules_words(searcher):
+    from kb.analysis import title_key
+
+    def named(text: str) -> set[str]:
+        tiers, _, _ = searcher.build_query(text)
+        query = next(q for tier, q in tiers if tier == 2.7)
+        return {t.text for t in query.subqueries} if hasattr(query, "subqueries") else {query.text}
+
+    assert title_key("生け贄に捧げる") in named("サクる")  # 701.21 生け贄に捧げる: its 701.21a comes first
+    assert title_key("二段攻撃") in named("ダブスト")
+    # a player's word inside a longer query names nothing: the rest of the query says more
+    tiers, _, _ = searcher.build_query("サクる 誘発")
+    assert all(tier != 2.7 for tier, _ in tiers)

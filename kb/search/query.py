@@ -150,6 +150,7 @@ class _Views:
     renamed: list[View] = field(default_factory=list)  # English wordings the editions replaced
     lits: set[str] = field(default_factory=set)  # highlight literals
     names: list[str] = field(default_factory=list)  # translations of the whole query as a term
+    aliases: list[str] = field(default_factory=list)  # the rules' words for a whole query of player words (サクる)
     tkeys: list[str] = field(default_factory=list)  # the keys to translate (the katakana reading of kana input)
 
     def __post_init__(self) -> None:
@@ -248,7 +249,10 @@ class QueryBuilder:
     def _rewrites(self, v: _Views) -> None:
         """Layer "thesaurus": player and old words put in today's rules words, and today's in old ones."""
         analyse = lambda t: words(t, self.vocab)  # noqa: E731
-        for alt, dsts in _rewritten(v.qwords, self.thesaurus.rewrite(v.qkeys), analyse):
+        rewrites = self.thesaurus.rewrite(v.qkeys)
+        # The whole query is a player's word: the heading or entry named by the rules' word is named.
+        v.aliases = [dst for i, n, dst in rewrites if i == 0 and n == len(v.qkeys)]
+        for alt, dsts in _rewritten(v.qwords, rewrites, analyse):
             v.native.append((self._units(alt), 0.9))
             v.lits.update(normalize_mapped(d)[0] for d in dsts)
         # Today's word in an old text's words (追放 -> ゲームから取り除く): below today's texts.
@@ -322,9 +326,10 @@ class QueryBuilder:
             fewer = [(u[:i] + u[i + 1 :], b) for u, b in native[:2] if 3 <= len(u) <= 8 for i in range(len(u))]
             if fewer:
                 tiers.append((1.6, _all_of(fewer)))
-        if v.names:
-            # The query is a known term: the heading or glossary entry named by its translation.
-            tiers.append((2.7, Or([Term("tk", title_key(n)) for n in v.names])))
+        if v.names or v.aliases:
+            # The query is a known term: the heading or glossary entry named by its translation, or by
+            # the rules' word for it (サクる -> 生け贄に捧げる, EDH -> 統率者戦).
+            tiers.append((2.7, Or([Term("tk", title_key(n)) for n in dict.fromkeys(v.names + v.aliases)])))
         if translated:
             tiers.append((1.3, _all_of(translated)))
         if v.renamed:
