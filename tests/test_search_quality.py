@@ -467,3 +467,9 @@ def test_a_whole_query_of_player_words_names_the_heading_of_the_rules_words(sear
     # a player's word inside a longer query names nothing: the rest of the query says more
     tiers, _, _ = searcher.build_query("サクる 誘発")
     assert all(tier != 2.7 for tier, _ in tiers)
+
+
+def test_a_query_with_no_japanese_is_magics(searcher):
+    # Duel Masters' rules are Japanese only: SBA, trample, "state-based actions" are Magic's words
+    assert searcher._game_of("SBA") == "mtg" and searcher._game_of("state-based actions") == "mtg"
+    assert searcher._game_of("シールドをブレイクする") == "dm"

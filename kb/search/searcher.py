@@ -512,8 +512,11 @@ class Searcher:
     def _game_of(self, text: str) -> str | None:
         """The game a query's Japanese words point to: Duel Masters when one of them is far more
         frequent in its texts than in Magic's (シールド, マナゾーン, ブレイク), else Magic, the larger KB."""
-        if self.ix_current is None or not HAS_JA.search(text):
+        if self.ix_current is None:
             return None
+        if not HAS_JA.search(text):
+            # Duel Masters' rules are Japanese only: a query with no Japanese (SBA, trample) is Magic's
+            return "mtg" if self._scope("mtg", None, None)[1] else None
         s = self._searcher(True)
         dm, mtg = self._scope("dm", "ja", None)[1], self._scope("mtg", "ja", None)[1]
         if not dm or not mtg:
