@@ -86,9 +86,10 @@ def test_an_undated_tree_follows_the_edition_its_citations_fit(store, tmp_path):
     assert "the line is the text of the rules of 20110501" in c["note"]
 
 
-def test_a_modern_tree_keeps_its_old_numbers_as_slips(store, tmp_path):
-    # the same old headers among as many that fit today's numbering: no era, and a header that names another
-    # keyword than the cited rule's is a mismatch, as before
+def test_a_modern_tree_reads_an_old_number_by_its_own_words(store, tmp_path):
+    # the same old headers among as many that fit today's numbering: the tree has no era (a few old numbers in
+    # a modern engine are no edition of its own), but a line whose own words fit only an older edition's
+    # clause was written against that edition: stale, with where the clause went
     modern = {
         f"now/{name}.java": f"// {rule}. {name}\nclass {name} {{}}\n"
         for rule, name in [
@@ -97,13 +98,38 @@ def test_a_modern_tree_keeps_its_old_numbers_as_slips(store, tmp_path):
             ("702.43", "Modular"),
             ("702.58", "Graft"),
             ("702.88", "Rebound"),
+            ("702.21", "Ward"),
+            ("702.42", "Entwine"),
+            ("702.40", "Storm"),
+            ("701.20", "Reveal"),
         ]
     }
-    tree = _write(tmp_path, {**OLD_TREE, **modern})
+    slips = {
+        # a header naming a keyword the id never had: no edition fits, a mismatch
+        "now/Flanking.java": "// 702.42. Flanking\nclass Flanking {}\n",
+        # a header run on into the rule's first clause, as a paragraph pasted from the rules
+        "now/Entwine.java": "/**\n * 702.40. Modular 702.40a Modular represents both a static ability\n */\nclass M {}\n",
+        # a clause pasted mid-paragraph, its sentence running on below
+        "now/Upkeep.java": (
+            "/**\n * … each upkeep. 702.21b If a permanent has multiple instances of cumulative\n"
+            " * upkeep, each triggers separately.\n */\nclass U {}\n"
+        ),
+        # a keyword action named on the line of its old id
+        "now/Planes.java": "class P {\n  // see rule 701.20a: players planeswalk only in planar games\n}\n",
+    }
+    tree = _write(tmp_path, {**OLD_TREE, **modern, **slips})
     resolver = Resolver(store, "mtg")
     assert era.learn(resolver, scan_tree([str(tree)], "mtg").citations) is None
-    c = _by(link(store, [str(tree)], git=False))[("Bushido.java", "702.42")]
-    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("mismatch", ["702.45"], None), c
+    by = _by(link(store, [str(tree)], git=False))
+    c = by[("Bushido.java", "702.42")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["702.45"], "20110501"), c
+    assert "the newest edition its own words fit" in c["note"]
+    c = by[("Flanking.java", "702.42")]
+    assert (c["status"], c["written_version"]) == ("mismatch", None), c
+    for file, rule in [("Entwine.java", "702.40"), ("Upkeep.java", "702.21b"), ("Planes.java", "701.20a")]:
+        c = by[(file, rule)]
+        assert (c["status"], c["written_version"]) == ("stale", "20110501"), c
+    assert by[("Upkeep.java", "702.21b")]["suggest"][:1] == ["702.24b"]
 
 
 def test_too_little_evidence_is_no_era(store, tmp_path):

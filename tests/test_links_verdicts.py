@@ -44,7 +44,8 @@ EXPECTED = {
     # 4. newer than the KB
     (PY, 44, "702.190a"): ("orphan", None, "newer than the newest edition in the KB (20260116)"),
     # 2. suggestions that read the line
-    (TS, 5, "701.17a"): ("mismatch", "701.21a", "fit 701.21a"),  # mill today; sacrifice moved to 701.21
+    # ... a line whose words fit only an older edition's clause was written then: stale, with where it went
+    (TS, 5, "701.17a"): ("stale", "701.21a", "the newest edition its own words fit"),  # 701.17 was sacrifice
     (TS, 9, "701.21b"): ("orphan", "701.21a", "last in 20240607"),  # untap in 2024 went to 701.26b: not sacrifice
     (TS, 13, "725.2"): ("mismatch", "730.2a", "20211115"),  # shortcuts then (731 today), day and night is 730
     (TS, 17, "602.5b"): ("mismatch", "602.5d", "quoted text"),  # 602.5d defines the phrase; 111.10s only uses it
@@ -63,7 +64,7 @@ EXPECTED = {
     (JAVA, 34, "702.19b"): ("ok", None, ""),  # "can absorb" is a verb, not the keyword absorb
     # 4. what the code is about names the mechanic, and the clause of it the words fit
     (MECH, 5, "702.92a"): ("mismatch", "702.91a", "fit 702.91a"),  # a battle cry test citing living weapon
-    (MECH, 9, "702.27b"): ("orphan", "702.28b", "last in 20180119"),  # shadow was 702.27 until 2021
+    (MECH, 9, "702.27b"): ("stale", "702.28b", "last in 20180119"),  # shadow was 702.27 until 2021
     # ... 702.27 having been shadow, skulk is 702.72a's: its clause that speaks of greater power
     (MECH, 9, "702.72a"): ("mismatch", "702.118b", "skulk does not fit 702.72a (champion)"),
     (MECH, 13, "702.108a"): ("mismatch", "702.31b", "horsemanship does not fit 702.108a (prowess)"),

@@ -33,8 +33,11 @@ from kb.store import VersionInfo
 MIN_FITTING = 5  # undated citations that must fit an older edition before it is taken for the tree's
 SHARE = 0.5  # ... and at most this share of that many may fit the edition cited against
 _COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+)\s*")
-# "702.42. Bushido", "// 701.20. Clash": a rule's id and its title alone on a comment line
-_HEADER = re.compile(r"^(\d{3}\.\d+)\.?\s+([A-Z][A-Za-z' ,-]{1,40}?)\s*(?:\*/)?\s*$")
+# "702.42. Bushido", "// 701.20. Clash": a rule's id and its title alone on a comment line, or run on
+# into the rule's first clause as a paragraph pasted from the rules ("702.38. Provoke 702.38a Provoke is …")
+_HEADER = re.compile(r"^(\d{3}\.\d+)\.?\s+([A-Z][A-Za-z' ,-]{1,40}?)\s*(?:(?:\*/)?\s*$|[#:;-]?\s*\1[a-z]\b)")
+# the next clause id in a pasted paragraph: where the words of the clause before it end
+_NEXT_ID = re.compile(r"(?<![\d.])\d{3}\.\d+[a-z]{0,2}\b")
 
 
 def fitting(resolver, cite: Cite) -> set[int]:
@@ -49,13 +52,25 @@ def fitting(resolver, cite: Cite) -> set[int]:
         title = m.group(2).lower().strip()
         return {i for i, v in enumerate(chain) if not v.partial and _title(resolver, cite.rule, v) == title}
     lead, words = copied.fragment(line)
+    if lead != cite.rule:
+        # a paragraph pasted from the rules, its clauses run together: the words after the cited id, up to
+        # the next id ("… a card.” 702.28b Although the cycling ability is playable only if …")
+        at = re.search(rf"(?<![\d.]){re.escape(cite.rule)}\.?\s+(?=[A-Z])", line)
+        if at and cite.rule[-1].isalpha():
+            rest = line[at.end() :] + " " + resolver.next_line(cite)  # the sentence runs on below
+            lead, words = cite.rule, copied.norm(rest[: m.start()] if (m := _NEXT_ID.search(rest)) else rest)
     if lead == cite.rule and copied.enough(words):
         held = resolver.copy_holders(words)
         order = {v.id: i for i, v in enumerate(chain)}
         return {order[vid] for vid, rule in held if rule == cite.rule and vid in order}
-    if cite.rule.startswith("702."):
+    if cite.rule.startswith(("702.", "701.")):
+        # a keyword ability or action named beside its id ("see rule 701.34e - … manifest one by one")
         titles = resolver.titles_ever(cite.rule)
-        named = [k for k in resolver.named(cite.context, around=cite) if k in titles]
+        low = cite.context.lower()
+        said = resolver.named(cite.context, around=cite)  # abilities, near the id
+        if cite.rule.startswith("701."):  # actions, anywhere on the line
+            said += [t for t in sorted(titles) if re.search(rf"(?<![a-z]){re.escape(t)}(?:s|d|ed|ing)?(?![a-z])", low)]
+        named = list(dict.fromkeys(k for k in said if k in titles))
         if len(named) == 1 and len(titles) > 1:
             return {i for i, v in enumerate(chain) if not v.partial and resolver.title_of(cite.rule, v) == named[0]}
     return set()
@@ -68,12 +83,14 @@ def _title(resolver, rule: str, version: VersionInfo) -> str:
 
 def dated(resolver, cite: Cite) -> VersionInfo | None:
     """The newest edition (up to the one resolved against) that the citation's own words fit, when they do not
-    fit the tree's era: in a tree that follows an old edition, a header from a later one ("702.99. Extort",
-    2013, in a tree of 2011) was written then."""
+    fit the tree's era (or, in a tree with none, the edition resolved against): in a tree that follows an old
+    edition, a header from a later one ("702.99. Extort", 2013, in a tree of 2011) was written then; in a
+    tree of today's numbering, "702.87. Infect" (infect is 702.90 now) was written when 702.87 was infect."""
     chain = resolver.chain
     upto = next(i for i, v in enumerate(chain) if v.id == resolver.against.id)
     fits = [i for i in fitting(resolver, cite) if i <= upto]
-    if not fits or any(chain[i].id == resolver.era.id for i in fits):
+    follows = resolver.era or resolver.against  # a tree with no era of its own follows the edition resolved against
+    if not fits or any(chain[i].id == follows.id for i in fits):
         return None
     return chain[max(fits)]
 

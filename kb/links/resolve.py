@@ -215,16 +215,8 @@ class Resolver(LineReader, Agreement, Suggestions):
                 written, own = copy
                 said.judged, reference = own, not own
                 notes.append(f"the line is the text of the rules of {written.label}")
-        if written is None and copy is None and not cite.written and self.era is not None:
-            # nothing dates the line: the tree's citations say which edition it follows, and the line's own words
-            # (a header, a keyword named, a pasted clause) which edition it was written in, when not that one
-            own = era.dated(self, cite)
-            written = own or self.era
-            extra["written_from"] = "tree"
-            notes.append(
-                f"undated: read as written against {written.label}, "
-                + ("the newest edition its own words fit" if own else "the edition this tree's citations follow")
-            )
+        if written is None and copy is None and not cite.written:
+            written = self._undated(cite, notes, extra)
         node_w = self.node(cite.rule, written) if written else None
         keywords: list[str] = []
         first = None
@@ -309,6 +301,21 @@ class Resolver(LineReader, Agreement, Suggestions):
             "written_version": written.label if written else None,
             **extra,
         }
+
+    def _undated(self, cite: Cite, notes: list[str], extra: dict) -> VersionInfo | None:
+        """The edition a line nothing dates was written against: the one the tree's citations follow (none: the
+        edition resolved against), or the newest its own words (a header, a keyword named, a pasted clause)
+        fit when they do not fit that one ("702.87. Infect" in a tree of today's numbering)."""
+        own = era.dated(self, cite)
+        if own is None and self.era is None:
+            return None
+        written = own or self.era
+        extra["written_from"] = "tree"
+        notes.append(
+            f"undated: read as written against {written.label}, "
+            + ("the newest edition its own words fit" if own else "the edition this tree's citations follow")
+        )
+        return written
 
     def _held(self, cite: Cite, written: VersionInfo, siblings: list[str], said: Reading) -> bool:
         """True when nothing the line says speaks against the clause as ``written`` held it: no quote or keyword
