@@ -73,3 +73,10 @@ def test_the_third_judged_citation_set_is_byte_identical_to_its_recorded_hash():
     digest = hashlib.sha256(judged.read_bytes()).hexdigest()
     assert digest == "b6350f847ca0cb941007a2a922ba7ae89cc4e171d7c22839d670567a4c9f745a"
     assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_fourth_judged_citation_set_is_byte_identical_to_its_recorded_hash():
+    judged = ROOT / "bench" / "links-judged" / "judged4.tsv"
+    digest = hashlib.sha256(judged.read_bytes()).hexdigest()
+    assert digest == "c9ceb56d7102a404536b18d3ca48ef05e022d7a83bff7ee27b28b1cbaa8e8c8a"
+    assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
