@@ -473,3 +473,31 @@ def test_a_query_with_no_japanese_is_magics(searcher):
     # Duel Masters' rules are Japanese only: SBA, trample, "state-based actions" are Magic's words
     assert searcher._game_of("SBA") == "mtg" and searcher._game_of("state-based actions") == "mtg"
     assert searcher._game_of("シールドをブレイクする") == "dm"
+
+
+def test_edit_distance_counts_a_swap_as_one():
+    from kb.search.spelling import distance
+
+    assert [distance(a, b) for a, b in [("actoins", "actions"), ("protecton", "protection"), ("abc", "abc")]] == [
+        1,
+        1,
+        0,
+    ]
+    assert distance("hexproff", "hexproof") == 1 and distance("kitten", "sitting") == 3
+
+
+def test_a_mistyped_name_is_searched_as_the_rules_spell_it(searcher):
+    from kb.search.spelling import Speller
+
+    speller = Speller({"protection": 40, "commander": 30, "hell": 5, "deathtouch": 9})
+    assert speller.text("protecton from Red") == ("protection from Red", [("protecton", "protection")])
+    assert speller.correct("hel") is None and speller.correct("commander") is None  # short or known: as typed
+    assert speller.correct("zommander") is None  # a first letter typed wrong is no typo worth guessing
+    page = searcher.search_page("comander damage", lang="en", limit=3)
+    assert page["notes"][0] == "searched for “commander damage”: no text has “comander”"
+    assert page["hits"][0]["rule"] in {"903.10a", "704.6c", "104.3j"}
+    # a word of running text that no rule names is no correction ("weather" is not "whether")
+    assert searcher.search_page("weather tomorrow", lang="en", limit=1)["notes"][:1] != [
+        "searched for “whether tomorrow”: no text has “weather”"
+    ]
+    assert not searcher._spelled("ETB") and not searcher._spelled("702.19b") and not searcher._spelled('"comander"')

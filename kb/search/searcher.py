@@ -23,7 +23,7 @@ from kb import ruleid
 from kb.analysis import words
 from kb.errors import RulekbError
 from kb.loadtime import one_time_load
-from kb.search import fusion, learned, results, semantic
+from kb.search import fusion, learned, results, semantic, spelling
 from kb.search.bounded import Deadline, whoosh_search
 from kb.search.confidence import LOW, confidence
 from kb.search.counting import MatchCounter
@@ -57,6 +57,7 @@ from kb.search.ranking import (
 )
 from kb.search.results import BESIDE
 from kb.search.scores import TierScorer
+from kb.search.spelling import Speller
 from kb.snippets import snippet_for
 
 RANKED_KEPT = 256  # ranking passes kept: a searcher's recent searches, for their next pages
@@ -153,6 +154,7 @@ class Searcher:
         self._local = threading.local()
         self._filters: dict[tuple, set[int]] = {}
         self._game_df: dict[str, tuple[int, int]] = {}  # word -> (Duel Masters docs, Magic docs) holding it
+        self._speller: Speller | None = None  # English words typed wrong (built at the first English query)
         self._counters = {True: MatchCounter(), False: MatchCounter()}  # matches of the current / full index
         self._scorers = {True: TierScorer(), False: TierScorer()}  # word tiers' top hits, on arrays
         self._texts: dict[tuple, tuple[str, str]] = {}  # (kind, hash or ref, lang) -> (title, text)
@@ -231,12 +233,16 @@ class Searcher:
             if ref.version and not version:
                 with contextlib.suppress(RulekbError):  # a version this KB holds once, else the default scope
                     version = self.store.find_version(ref.version, game, lang).label
+        spelled = self._spelled(text)
+        if spelled is not None:
+            text = query = spelled[0]
         if not game and not is_rule_query(text):
             # "デュエマの…", "MTGで…": a game named in the query narrows it (when that game has hits).
             hint = next((g for g, names, _ in GAME_HINTS if names.search(text)), None)
             if hint:
                 page = self._run(query, hint, lang, version, limit, offset, count=count)
                 if page["hits"] or offset:
+                    page["notes"][:0] = spelled[1] if spelled else []
                     return page
         deadline = Deadline()  # after the narrowed try: a try that found nothing leaves this one its budget
         s, docs, shown = self._scope(game, lang, version)
@@ -279,6 +285,7 @@ class Searcher:
                 hit["other"] = {k: v for k, v in self._hit_of(s, other, p.ranked, shown, p.lits).items() if k in BESIDE}
             hits.append(hit)
         notes = list(p.notes)  # a ranking pass is kept for the next pages: not changed here
+        notes[:0] = spelled[1] if spelled else []
         if "priors" in self.layers and offset == 0 and not p.rule_query:
             results.removed_rules(self, hits, p.lits)
             del hits[limit:]
@@ -306,6 +313,21 @@ class Searcher:
             "confidence": sure,
             "signals": signals,
         }
+
+    def _spelled(self, text: str) -> tuple[str, list[str]] | None:
+        """(the query with its mistyped English words corrected, a note saying so), or None when no word is
+        (kb.search.spelling): a rule number, a quoted phrase and the thesaurus' words stay as typed."""
+        if is_rule_query(text) or quoted(text) or not re.search(rf"[A-Za-z]{{{spelling.MIN_LEN}}}", text):
+            return None
+        if self._speller is None:
+            with one_time_load():  # ~70 ms once a process: not a query's time
+                self._speller = Speller.of_reader(self._searcher(False).reader())
+        th = self.thesaurus
+        fixed, fixes = self._speller.text(text, keep=lambda w: w in th.en2ja or (w,) in th.rewrites)
+        if not fixes:
+            return None
+        typed = ", ".join(f"“{t}”" for t, _ in fixes)
+        return fixed, [f"searched for “{fixed}”: no text has {typed}"]
 
     def forget_ranked(self) -> None:
         """Drop the kept ranking passes (benchmarks time searches ranked afresh)."""
