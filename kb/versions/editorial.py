@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable
 
 from kb.model import has_japanese
+from kb.search.spelling import distance
 
 _ID = r"[1-9]\d{2}\.\d{1,3}[a-z]{0,2}"
 # A dotted id with an optional range tail ("601.2a-h", "601.2a–601.2h"), or a whole rule after its cue word.
@@ -200,19 +201,6 @@ def _pronoun_update(a: list[str], b: list[str]) -> bool:
     return rest_a == rest_b and bool((_PRONOUNS | _REFERRERS) & set(b))
 
 
-def _distance(a: str, b: str) -> int:
-    """Damerau-Levenshtein distance (optimal string alignment)."""
-    prev2, prev = None, list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
-
-
 def _typo_fix(a: str, b: str, rare: Callable[[str], bool] | None) -> bool:
     """One misspelt word put right (or in): close spelling, and one of the two is a rare word."""
     if rare is None or min(len(a), len(b)) < 3 or a.isdigit() or b.isdigit():
@@ -220,7 +208,7 @@ def _typo_fix(a: str, b: str, rare: Callable[[str], bool] | None) -> bool:
     if _NEGATIONS.get(a) == b or _NEGATIONS.get(b) == a or _stem(a) == _stem(b):
         return False  # "can" / "can't", "player" / "players": a different statement, not a spelling
     limit = 1 if max(len(a), len(b)) < 6 else 2
-    return _distance(a, b) <= limit and (rare(a) or rare(b))
+    return distance(a, b) <= limit and (rare(a) or rare(b))
 
 
 def _explained(a: list[str], b: list[str], rare: Callable[[str], bool] | None, ungendered: bool) -> str | None:
