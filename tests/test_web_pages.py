@@ -328,3 +328,10 @@ def test_make_generation_holds_both_languages(tmp_path):
     labels = {(v.game, v.lang, v.label) for v in store.versions()}
     assert ("mtg", "en", "20231117") in labels and ("mtg", "ja", "20231117.0") in labels
     assert [r.rule for r in store.node(store.get_version("mtg", "ja", "20231117.0"), "509.1").references] == ["728"]
+
+
+def test_a_mistyped_english_word_is_searched_as_the_rules_spell_it(client):
+    data = api(client, "/search?q=declare+blokers+step&lang=en")
+    assert data["spelled"] == "declare blockers step" and data["results"][0]["rule"].startswith("509")
+    assert "「declare blockers step」で検索しました" in html(client, "/search?q=declare+blokers+step&lang=en")
+    assert api(client, "/search?q=declare+blockers+step&lang=en")["spelled"] is None

@@ -243,6 +243,7 @@ class Searcher:
                 page = self._run(query, hint, lang, version, limit, offset, count=count)
                 if page["hits"] or offset:
                     page["notes"][:0] = spelled[1] if spelled else []
+                    page["spelled"] = spelled[0] if spelled else None
                     return page
         deadline = Deadline()  # after the narrowed try: a try that found nothing leaves this one its budget
         s, docs, shown = self._scope(game, lang, version)
@@ -311,6 +312,7 @@ class Searcher:
             "notes": notes,
             "partial": deadline.hit,
             "confidence": sure,
+            "spelled": spelled[0] if spelled else None,  # the query as searched, when a word was mistyped
             "signals": signals,
         }
 

@@ -174,6 +174,7 @@ def search():
         "engine": None,
         "partial": False,
         "confidence": None,
+        "spelled": None,
         "jump": None,
         "_versions": [pages.version_json(v) for v in s.versions()],
     }
@@ -183,7 +184,7 @@ def search():
     if ctx["jump"] and not is_api() and arg("jump", max_len=1) != "0" and page == 1:
         return redirect(ctx["jump"])
     try:
-        ctx["engine"], ctx["total"], hits, ctx["partial"], ctx["confidence"] = generation().cached(
+        ctx["engine"], ctx["total"], hits, ctx["partial"], ctx["confidence"], ctx["spelled"] = generation().cached(
             ("search", q, game, lang, label, page, per_page),
             lambda: _run_search(s, q, game, lang, label, page, per_page),
             keep=lambda found: not found[3],  # a search cut short by its time budget is asked again
@@ -203,21 +204,29 @@ def search():
 
 def _run_search(
     s: Store, q: str, game, lang, label, page: int, per_page: int
-) -> tuple[str, int | None, list[dict], bool]:
-    """(engine, total, hits, partial) for one page, one more hit than shown to tell whether a next page
-    exists; partial when the search ran out of its time budget (kb.search.bounded) before its last tiers."""
+) -> tuple[str, int | None, list[dict], bool, str | None, str | None]:
+    """(engine, total, hits, partial, confidence, spelled) for one page, one more hit than shown to tell whether
+    a next page exists; partial when the search ran out of its time budget (kb.search.bounded) before its last
+    tiers; spelled, the query as searched when a word of it was mistyped (kb.search.spelling)."""
     gen = generation()
     searcher = gen.searcher()
     offset = (page - 1) * per_page
     if searcher is not None:
         try:
             found = searcher.search_page(q, game=game, lang=lang, version=label, limit=per_page + 1, offset=offset)
-            return "index", found["total"], found["hits"], bool(found.get("partial")), found.get("confidence")
+            return (
+                "index",
+                found["total"],
+                found["hits"],
+                bool(found.get("partial")),
+                found.get("confidence"),
+                found.get("spelled"),
+            )
         except RulekbError:
             raise
         except Exception as exc:  # e.g. an index written by another version of the indexer
             gen.report_failure("search", exc)
-    return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset), False, None
+    return "substring", None, fallback_search(s, q, game, lang, label, per_page + 1, offset), False, None, None
 
 
 def _not_found(message: str):
