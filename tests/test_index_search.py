@@ -298,7 +298,7 @@ def test_words_of_both_games_prefer_magic_unless_they_are_duel_masters_words(sea
     assert searcher._game_of("マナゾーンに置く") == "dm"
     # Duel Masters' text says 唱える more often, but Magic's glossary pairs it with "cast".
     assert searcher._game_of("呪文を唱える") == "mtg"
-    assert searcher._game_of("trample") is None
+    assert searcher._game_of("trample") == "mtg"  # Duel Masters' rules are Japanese only
     assert first(searcher, "ブロックを強制する効果")["game"] == "mtg"
     assert first(searcher, "シールドをブレイクする数")["game"] == "dm"
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from kb.versions.editorial import distance
+
 MIN_LEN = 5  # shorter words are abbreviations and slang far more often than typos
 MIN_DF = 2  # a word one text holds once is no word to correct others to
 _WORD = re.compile(r"[A-Za-z]+")
@@ -24,19 +26,6 @@ _WORD = re.compile(r"[A-Za-z]+")
 def deletes(word: str) -> set[str]:
     """The word with each one of its letters left out."""
     return {word[:i] + word[i + 1 :] for i in range(len(word))}
-
-
-def distance(a: str, b: str) -> int:
-    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``."""
-    prev2, prev = None, list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        cur = [i] + [0] * len(b)
-        for j, cb in enumerate(b, 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
-            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
-                cur[j] = min(cur[j], prev2[j - 2] + 1)
-        prev2, prev = prev, cur
-    return prev[-1]
 
 
 class Speller:

@@ -21,7 +21,6 @@ from collections import Counter
 from collections.abc import Callable
 
 from kb.model import has_japanese
-from kb.search.spelling import distance
 
 _ID = r"[1-9]\d{2}\.\d{1,3}[a-z]{0,2}"
 # A dotted id with an optional range tail ("601.2a-h", "601.2a–601.2h"), or a whole rule after its cue word.
@@ -199,6 +198,20 @@ def _pronoun_update(a: list[str], b: list[str]) -> bool:
     rest_a = sorted(_stem(w) for w in a if w not in _PRONOUNS and w not in _REFERRERS)
     rest_b = sorted(_stem(w) for w in b if w not in _PRONOUNS and w not in _REFERRERS)
     return rest_a == rest_b and bool((_PRONOUNS | _REFERRERS) & set(b))
+
+
+def distance(a: str, b: str) -> int:
+    """Edits (insert, delete, substitute, swap two neighbours) from ``a`` to ``b``: Damerau-Levenshtein
+    (optimal string alignment). Also kb.search.spelling's."""
+    prev2, prev = None, list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if prev2 is not None and i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
 
 
 def _typo_fix(a: str, b: str, rare: Callable[[str], bool] | None) -> bool:
