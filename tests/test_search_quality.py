@@ -489,9 +489,10 @@ def test_edit_distance_counts_a_swap_as_one():
 def test_a_mistyped_name_is_searched_as_the_rules_spell_it(searcher):
     from kb.search.spelling import Speller
 
-    speller = Speller({"protection": 40, "commander": 30, "hell": 5, "deathtouch": 9})
+    speller = Speller({"protection": 40, "commander": 30, "hell": 5, "deathtouch": 9, "blocker": 9}, {"blocked"})
     assert speller.text("protecton from Red") == ("protection from Red", [("protecton", "protection")])
     assert speller.correct("hel") is None and speller.correct("commander") is None  # short or known: as typed
+    assert speller.correct("blocked") is None  # a word some text holds is no typo, whatever name is near it
     assert speller.correct("zommander") is None  # a first letter typed wrong is no typo worth guessing
     page = searcher.search_page("comander damage", lang="en", limit=3)
     assert page["notes"][0] == "searched for “commander damage”: no text has “comander”"

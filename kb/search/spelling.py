@@ -31,8 +31,9 @@ def deletes(word: str) -> set[str]:
 class Speller:
     """Corrections of English words against a vocabulary of word -> document frequency."""
 
-    def __init__(self, vocab: dict[str, int]) -> None:
-        self.vocab = vocab
+    def __init__(self, vocab: dict[str, int], known: set[str] | frozenset[str] = frozenset()) -> None:
+        self.vocab = vocab  # the words to correct to
+        self.known = set(known) | set(vocab)  # the words any text holds: never corrected
         self.index: dict[str, list[str]] = {}
         for w, df in vocab.items():
             if df >= MIN_DF and len(w) >= MIN_LEN - 1 and w.isalpha():
@@ -46,17 +47,18 @@ class Speller:
         people type, and not the running text's every word ("hello" is no "hell", "weather" no "whether")."""
         titled = {t.decode("utf-8") for t, _ in reader.iter_field("et")}
         stem = reader.schema["et"].analyzer
-        vocab = {}
+        vocab, known = {}, set()
         for t, info in reader.iter_field("ew"):
             word = t.decode("utf-8")
+            known.add(word)
             stems = [tok.text for tok in stem(word)]
             if stems and all(s in titled for s in stems):
                 vocab[word] = info.doc_frequency()
-        return cls(vocab)
+        return cls(vocab, known)
 
     def correct(self, word: str) -> str | None:
         """The vocabulary's word for ``word`` (lower case), or None when it is known or has none near."""
-        if len(word) < MIN_LEN or word in self.vocab or not word.isalpha():
+        if len(word) < MIN_LEN or word in self.known or not word.isalpha():
             return None
         limit = 1 if len(word) < 7 else 2
         found = {c for d in deletes(word) | {word} for c in self.index.get(d, ())}
