@@ -222,6 +222,14 @@ class Searcher:
         return self._run(query, game, lang, version, limit, offset, count=True)
 
     def _run(self, query, game, lang, version, limit, offset, *, count: bool) -> dict:
+        """One page of hits; a query with a mistyped English word is searched as corrected, and says so."""
+        spelled = self._spelled(clean_query(query))
+        page = self._search(spelled[0] if spelled else query, game, lang, version, limit, offset, count=count)
+        page["notes"][:0] = spelled[1] if spelled else []
+        page["spelled"] = spelled[0] if spelled else None  # the query as searched, when a word was mistyped
+        return page
+
+    def _search(self, query, game, lang, version, limit, offset, *, count: bool) -> dict:
         text = clean_query(query)
         if limit < 1 or offset < 0:
             raise RulekbError("limit must be at least 1 and offset at least 0")
@@ -233,17 +241,12 @@ class Searcher:
             if ref.version and not version:
                 with contextlib.suppress(RulekbError):  # a version this KB holds once, else the default scope
                     version = self.store.find_version(ref.version, game, lang).label
-        spelled = self._spelled(text)
-        if spelled is not None:
-            text = query = spelled[0]
         if not game and not is_rule_query(text):
             # "デュエマの…", "MTGで…": a game named in the query narrows it (when that game has hits).
             hint = next((g for g, names, _ in GAME_HINTS if names.search(text)), None)
             if hint:
-                page = self._run(query, hint, lang, version, limit, offset, count=count)
+                page = self._search(query, hint, lang, version, limit, offset, count=count)
                 if page["hits"] or offset:
-                    page["notes"][:0] = spelled[1] if spelled else []
-                    page["spelled"] = spelled[0] if spelled else None
                     return page
         deadline = Deadline()  # after the narrowed try: a try that found nothing leaves this one its budget
         s, docs, shown = self._scope(game, lang, version)
@@ -286,7 +289,6 @@ class Searcher:
                 hit["other"] = {k: v for k, v in self._hit_of(s, other, p.ranked, shown, p.lits).items() if k in BESIDE}
             hits.append(hit)
         notes = list(p.notes)  # a ranking pass is kept for the next pages: not changed here
-        notes[:0] = spelled[1] if spelled else []
         if "priors" in self.layers and offset == 0 and not p.rule_query:
             results.removed_rules(self, hits, p.lits)
             del hits[limit:]
@@ -312,7 +314,6 @@ class Searcher:
             "notes": notes,
             "partial": deadline.hit,
             "confidence": sure,
-            "spelled": spelled[0] if spelled else None,  # the query as searched, when a word was mistyped
             "signals": signals,
         }
 
