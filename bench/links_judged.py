@@ -1,6 +1,6 @@
 """Score `rulekb link` against the hand-judged citations of real engines (bench/links-judged/judged*.tsv).
 
-    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|dev-pawl|heldout|heldout2|heldout3|heldout4] [--errors]
+    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|dev-pawl|heldout|heldout2|heldout3|heldout4|heldout5] [--errors]
 
 Each NAME=PATH is an engine tree (a checkout of the commit named in bench/links-judged/README.md); an engine
 left out is looked for under ``--engines`` (default /tmp/engines/NAME), and skipped with a warning when it is
@@ -18,7 +18,8 @@ not there. Link runs without git dating (``git=False``), against the newest edit
 (judged2.tsv, other engines) was judged blind, without link's output, and was scored once at the end of the
 session that added it (tuning data since). ``heldout3`` (judged3.tsv, four more engines) was
 scored once at the end of the ninth pass and read in the eleventh (tuning data since). ``heldout4``
-(judged4.tsv; sha256 in links-judged/README.md) is the current blind set: scored once, at the end.
+(judged4.tsv) was scored once at the end of the eleventh pass and read then (tuning data since).
+``heldout5`` (judged5.tsv; sha256 in links-judged/README.md) is the current blind set: scored once, at the end.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from kb.home import Home  # noqa: E402
 from kb.links import link  # noqa: E402
 
 JUDGED = sorted((Path(__file__).resolve().parent / "links-judged").glob("judged*.tsv"))
-SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4")
+SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
 BROKEN = ("stale", "orphan", "mismatch")
 
 

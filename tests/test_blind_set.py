@@ -80,3 +80,10 @@ def test_the_fourth_judged_citation_set_is_byte_identical_to_its_recorded_hash()
     digest = hashlib.sha256(judged.read_bytes()).hexdigest()
     assert digest == "c9ceb56d7102a404536b18d3ca48ef05e022d7a83bff7ee27b28b1cbaa8e8c8a"
     assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_fifth_judged_citation_set_is_byte_identical_to_its_recorded_hash():
+    judged = ROOT / "bench" / "links-judged" / "judged5.tsv"
+    digest = hashlib.sha256(judged.read_bytes()).hexdigest()
+    assert digest == "9c104175a032f950711e7d1c1923149f615785967c5585d5963fdb218c4f955d"
+    assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
