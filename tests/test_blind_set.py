@@ -14,6 +14,7 @@ BLIND3 = ROOT / "bench" / "blind3"
 BLIND4 = ROOT / "bench" / "blind4"
 BLIND5 = ROOT / "bench" / "blind5"
 BLIND6 = ROOT / "bench" / "blind6"
+BLIND7 = ROOT / "bench" / "blind7"
 # Recorded here too, so a changed set cannot pass by rewriting its own SHA256SUMS beside it.
 WRITTEN = {
     BLIND: "ca5b4e732181c4df1acb6a7cb6341edc14d9a2a2c0a2e223fd32e20dd0524265",
@@ -22,13 +23,14 @@ WRITTEN = {
     BLIND4: "510672a93d3cf3aec3388ff7e7010ffd2cd3104c6e1166c866c8a10400e222c4",
     BLIND5: "ce3dde0ee5b71f356eae1f866b641912b53e2fac9aa78a65d20ba014ba80880e",
     BLIND6: "22d1f1381c4032d811c980dac72d4a696da9886b6e63c5830a1d33631687ca4b",
+    BLIND7: "f1fe8429e73ad23aba72d1e4ec744fc71e850a1ae3d1962dc1d4035d19b82496",
 }
 
 
 @pytest.mark.parametrize(
     "folder",
-    [BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6],
-    ids=["blind", "blind2", "blind3", "blind4", "blind5", "blind6"],
+    [BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7],
+    ids=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7"],
 )
 def test_a_blind_set_is_byte_identical_to_its_recorded_hash(folder):
     recorded = dict(line.split()[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
@@ -60,7 +62,9 @@ def test_the_second_blind_set_parses_and_keeps_its_kinds():
     assert set(kinds) <= {k for group in blind.GROUPS.values() for k in group} | {"nonsense"}
 
 
-@pytest.mark.parametrize("folder", [BLIND3, BLIND4, BLIND5, BLIND6], ids=["blind3", "blind4", "blind5", "blind6"])
+@pytest.mark.parametrize(
+    "folder", [BLIND3, BLIND4, BLIND5, BLIND6, BLIND7], ids=["blind3", "blind4", "blind5", "blind6", "blind7"]
+)
 def test_the_later_blind_sets_parse_and_keep_their_kinds(folder):
     blind, rows, kinds = _loaded(folder)
     assert len(rows) == 300 and kinds.count("question") == 100 and kinds.count("multi") == 45
