@@ -77,10 +77,16 @@ _REF_BEFORE = re.compile(
     r"^(?:(?:rules?|r|cr|c\.r\.|comprehensive rules?|総合(?:ゲーム)?ルール|ルール|mtg|magic|マジック|dm|デュエマ|"
     r"デュエル[・･]?マスターズ|第|(?P<version>\d+\.\d+\.\d+\.\d+|(?:19|20)\d{6}(?:\.\d)?))\s*)+"
 )
+_GAME_NAMES = r"mtg|magic|マジック|dm|デュエマ|デュエル[・･]?マスターズ"
 _REF_AFTER = re.compile(
-    r"(?:\s*(?:項|条|番|とは|って(?:何|なに)|の?(?:ルール|内容|意味)|を?(?:見せて|教えて|参照))[?？]?)+$"
+    r"(?:\s*(?:項|条|番|とは|って(?:何|なに)|の?(?:ルール|内容|意味)|を?(?:見せて|教えて|参照)|"
+    rf"\(?(?:{_GAME_NAMES})\)?(?:の)?)[?？]?)+$"
 )
-_REF_GAME = [("dm", re.compile(r"^(?:dm|デュエマ|デュエル)")), ("mtg", re.compile(r"^(?:mtg|magic|マジック)"))]
+# Duel Masters' rules are its 総合ゲームルール; Magic's Japanese rules are its 総合ルール
+_REF_GAME = [
+    ("dm", re.compile(r"^(?:\(?dm|デュエマ|デュエル|総合ゲームルール)")),
+    ("mtg", re.compile(r"^(?:\(?mtg|magic|マジック)")),
+]
 
 
 @dataclass(frozen=True)
@@ -102,7 +108,8 @@ def rule_reference(text: str) -> RuleReference | None:
     words = re.sub(r"^(\d{3}\.\d{1,3})\s+([a-z])$", r"\1\2", words)  # 704.5 a
     if not words or ruleid.parse(words) is None or words != ruleid.normalize(words):
         return None
-    said = s[: before.end()] if before else ""
+    after = _REF_AFTER.search(s[before.end() :] if before else s)
+    said = (s[: before.end()] if before else "") + " " + (after.group(0) if after else "")
     game = next((g for g, name in _REF_GAME if any(name.match(w) for w in said.split())), None)
     version = before.group("version") if before else None
     return RuleReference(words, game, version)
