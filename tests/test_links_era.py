@@ -154,3 +154,27 @@ def test_a_stale_id_gone_since_covers_nothing(store):
     ]
     cov = coverage(cited, [], store, Resolver(store, "mtg").against)
     assert list(cov["clauses"]) == ["613.7e"] and cov["status"] == {"stale": 2}
+
+
+def test_a_glossary_term_beside_an_old_id_dates_the_line(store, tmp_path):
+    # "Mulligan" beside 103.4: the 2011 glossary sent the mulligan to 103.4, today's to 103.5. The comment is in
+    # Polish, and the one keyword a Polish line names speaks of its id wherever it stands on the line.
+    files = {
+        "mulligan.test.js": "// Mulligan londyński (CR 103.4): dobierz 7, potem odłóż N na spód\ntest('m', () => {});\n",
+        "infect.js": "// tokeny z infect: obrażenia do gracza dają znaki trucizny (przegrana przy 10) (CR 702.87)\n",
+        # an English line that says nothing of the mulligan beside the id is read as it was
+        "draw.js": "// Mulligan rules are elsewhere; each player draws seven cards (CR 103.4)\n",
+    }
+    by = _by(link(store, [str(_write(tmp_path, files))], git=False))
+    c = by[("mulligan.test.js", "103.4")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["103.5"], "20110501"), c
+    c = by[("infect.js", "702.87")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["702.90"], "20110501"), c
+    assert by[("draw.js", "103.4")]["written_version"] is None
+
+
+def test_a_line_in_another_language_is_foreign_and_code_is_not(store):
+    resolver = Resolver(store, "mtg")
+    assert resolver.foreign("Plot – rzut bez kosztu many – nie ma też wymagań kolorowych (CR 702.136)")
+    assert not resolver.foreign("Plot lets you exile the card and cast it later without paying (CR 702.170)")
+    assert not resolver.foreign("regenerationShields cantBeRegeneratedThisTurn (CR 701.19)")  # identifiers only

@@ -10,7 +10,9 @@ Fortification becomes attached …" (now 613.7e). Its citations carry their era 
   that rule had that name;
 - a rule cited as a header ("701.20. Clash") fits the editions in which the rule had that title;
 - a clause pasted with its own id ("613.6d If an Aura …") fits the editions whose clause of that id
-  holds those words.
+  holds those words;
+- a term of the glossary named beside the id ("Mulligan (CR 103.4)") fits the editions whose glossary sent
+  that term to that id ("See rule 103.4", until the mulligan moved to 103.5); it dates its own line only.
 
 ``learn`` counts, edition by edition, the undated citations that fit it. When far more fit an older
 edition than the one cited against, the tree follows that edition: its undated citations are read as
@@ -25,7 +27,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
-from kb.links import copied
+from kb import ruleid
+from kb.links import copied, evidence
 from kb.links.clauses import heading
 from kb.links.extract import Cite
 from kb.store import VersionInfo
@@ -38,11 +41,13 @@ _COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+)\s*")
 _HEADER = re.compile(r"^(\d{3}\.\d+)\.?\s+([A-Z][A-Za-z' ,-]{1,40}?)\s*(?:(?:\*/)?\s*$|[#:;-]?\s*\1[a-z]\b)")
 # the next clause id in a pasted paragraph: where the words of the clause before it end
 _NEXT_ID = re.compile(r"(?<![\d.])\d{3}\.\d+[a-z]{0,2}\b")
+_SEE = re.compile(rf"(?i){ruleid.RULE_CUE}\s*({ruleid.ID_IN_TEXT})(?![0-9])")  # "See rule 103.4"
 
 
-def fitting(resolver, cite: Cite) -> set[int]:
+def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
     """Indexes into ``resolver.chain`` of the editions (partial ones aside) whose clause ``cite.rule`` the
-    citation's own words fit: a header's title, a keyword named beside the id, a clause pasted with its id.
+    citation's own words fit: a header's title, a keyword named beside the id, a clause pasted with its id,
+    a glossary term named beside it (``terms``: a line's own evidence, too common to date a whole tree).
     Empty when the words say nothing that tells editions apart."""
     if cite.scope == "name" or not cite.context:
         return set()
@@ -73,7 +78,50 @@ def fitting(resolver, cite: Cite) -> set[int]:
         named = list(dict.fromkeys(k for k in said if k in titles))
         if len(named) == 1 and len(titles) > 1:
             return {i for i, v in enumerate(chain) if not v.partial and resolver.title_of(cite.rule, v) == named[0]}
-    return set()
+    return glossed(resolver, cite) if terms else set()
+
+
+def glossed(resolver, cite: Cite) -> set[int]:
+    """Indexes into ``resolver.chain`` of the editions whose glossary sent a term the line names beside the id
+    to that id ("Mulligan londyński (CR 103.4)": "See rule 103.4" until 2021). Only terms whose rule moved
+    between editions say anything of one."""
+    near = evidence.stems(resolver.beside(cite.context, cite))
+    out: set[int] = set()
+    for words, sent in moved_terms(resolver):
+        if any(cite.rule in rules for rules in sent.values()) and _holds(near, words):
+            out |= {i for i, rules in sent.items() if cite.rule in rules}
+    return out
+
+
+def moved_terms(resolver) -> list[tuple[tuple[str, ...], dict[int, set[str]]]]:
+    """(stems of the term, {index into the chain: the rules its glossary entry sends to}) of every glossary term
+    of up to three words whose entries send it to other rules in other editions (kept on the resolver)."""
+    if resolver._moved is None:
+        order = {v.id: i for i, v in enumerate(resolver.chain) if not v.partial}
+        sent: dict[tuple[str, ...], dict[int, set[str]]] = {}
+        stems_of: dict[str, tuple[str, ...]] = {}  # most terms and definitions repeat edition after edition
+        sees: dict[str, set[str]] = {}
+        for t in resolver.store.terms(resolver.game, resolver.lang):
+            if t["version_id"] not in order or not t["definition"]:
+                continue
+            if (words := stems_of.get(t["term"])) is None:
+                words = stems_of[t["term"]] = tuple(evidence.stems(t["term"]))
+            if (ids := sees.get(t["definition"])) is None:
+                ids = sees[t["definition"]] = set(_SEE.findall(t["definition"]))
+            if ids and 0 < len(words) <= 3:
+                sent.setdefault(words, {})[order[t["version_id"]]] = ids
+        resolver._moved = [(w, s) for w, s in sent.items() if len({frozenset(r) for r in s.values()}) > 1]
+    return resolver._moved
+
+
+def _holds(stems: list[str], words: tuple[str, ...]) -> bool:
+    """Whether ``words`` (a term's stems) run in ``stems``, a word of five letters or more also as a prefix
+    (the term "regenerate" in "regenerationShields")."""
+    n = len(words)
+    return any(
+        all(s == w or (len(w) >= 5 and s.startswith(w)) for s, w in zip(stems[i : i + n], words, strict=True))
+        for i in range(len(stems) - n + 1)
+    )
 
 
 def _title(resolver, rule: str, version: VersionInfo) -> str:
@@ -106,7 +154,7 @@ def learn(resolver, cites: Iterable[Cite]) -> VersionInfo | None:
         if c.written or c.game != resolver.game or (c.rule, c.context) in seen:
             continue
         seen.add((c.rule, c.context))
-        fits = {i for i in fitting(resolver, c) if i <= upto}
+        fits = {i for i in fitting(resolver, c, terms=False) if i <= upto}
         support.update(fits)
     if not support:
         return None

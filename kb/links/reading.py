@@ -32,6 +32,7 @@ _ACTS_AFTER = re.compile(
 NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the identifiers by the cited line
 QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
+_LETTERS = re.compile(r"[^\W\d_]+")  # words of any alphabet
 
 
 @dataclass
@@ -223,15 +224,33 @@ class LineReader:
             self._forms = forms_of
             alternation = "|".join(re.escape(f) for f in sorted(forms_of, key=len, reverse=True)) or "(?!)"
             self._keyword_re = re.compile(rf"(?<![a-z])({alternation})(?![a-z])")
-        text = text.lower()
-        if around is not None:
-            at = text.find(around.rule.split(".")[0] + ".")
-            end = at + len(around.raw)
-            # an id in brackets cites the words before it: "band block propagation (CR 702.22h), and the Rampage…"
-            closing = re.match(r"[a-z]?\s*[)\]]", text[end:])
-            text = text[max(0, at - 40) : end if closing else end + 40] if at >= 0 else text
+        text = self.beside(text, around) if around is not None else text.lower()
         out = [self._forms[m.group(1)] for m in self._keyword_re.finditer(text) if self._as_ability(text, m)]
         return list(dict.fromkeys(out))
+
+    def beside(self, text: str, cite: Cite) -> str:
+        """The words of ``text`` (lower case) that speak of ``cite``'s id: within 40 characters of it, or up to the
+        bracket an id in brackets closes ("band block propagation (CR 702.22h), and the Rampage…"). In a comment
+        written in another language the rules' words are few and far between, and the whole line speaks of it
+        ("Plot – rzut bez kosztu many – nie ma też wymagań kolorowych (CR 702.136)")."""
+        low = text.lower()
+        at = low.find(cite.rule.split(".")[0] + ".")
+        if at < 0 or self.foreign(text):
+            return low
+        text = low
+        end = at + len(cite.raw)
+        closing = re.match(r"[a-z]?\s*[)\]]", text[end:])
+        return text[max(0, at - 40) : end if closing else end + 40]
+
+    def foreign(self, text: str) -> bool:
+        """True when most words of ``text`` are no English the rules use (a comment in Polish or Croatian):
+        at least four words of three letters or more, fewer than half of them the rules' words."""
+        # an identifier (camelCase) is code, in whatever language its comments are
+        words = [w.lower() for w in _LETTERS.findall(text) if len(w) >= 3 and not any(c.isupper() for c in w[1:])]
+        if len(words) < 4:
+            return False
+        known = sum(1 for w in words if w.isascii() and self.idf().of(evidence.stem(w)) > 0)
+        return known < len(words) / 2
 
     def _as_ability(self, text: str, m: re.Match) -> bool:
         """True when a keyword's name in ``text`` is the ability, not a verb or a noun of the same spelling."""
