@@ -759,7 +759,8 @@ def test_masking_keeps_only_the_newlines_of_prose(text):
 
 # Engines in other languages: a comment (line and block) and a string literal cite; the same number in code
 # (a float, a version) does not. Each sample also holds the language's traps: Haskell's "-->" operator and
-# primed names (x'), Lua's long brackets, Ruby's =begin block, a C++ raw string, an HTML page's script.
+# primed names (x'), Lua's long brackets, Ruby's =begin block, a C++ raw string, an HTML page's script, a
+# Drools rule's name, CLIPS's and Racket's #| |# blocks, Perl's POD.
 OTHER_LANGUAGES = {
     "combat.cpp": (
         "// CR 702.19b trample\n/* CR 509.1c\n */\nTEST(Combat, Trample) {\n  double x = 702.19;\n"
@@ -795,6 +796,23 @@ OTHER_LANGUAGES = {
     "combat.gd": ("# CR 702.19b\nvar x = 702.19\nvar s = 'CR 509.1c'\n", [(1, "702.19b"), (3, "509.1c")]),
     "Combat.fs": ("// CR 702.19b\n(* CR 509.1c *)\nlet x = 702.19\n", [(1, "702.19b"), (2, "509.1c")]),
     "combat.ml": ('(* CR 702.19b *)\nlet x = 702.19\nlet s = "CR 509.1c"\n', [(1, "702.19b"), (3, "509.1c")]),
+    # rule engines' own files: Drools rules and CLIPS facts, and a few more languages
+    "rules.drl": (
+        '// CR 702.19b\nrule "Trample 510.1c"\nwhen\n  $x : Value(v == 702.19)\nthen\n  # CR 509.1c\nend\n',
+        [(1, "702.19b"), (2, "510.1c"), (6, "509.1c")],
+    ),
+    "combat.clp": (
+        '; CR 702.19b\n(defrule trample\n  (value 702.19)\n  =>\n  (printout t "see 509.1c"))\n#| CR 510.1c |#\n',
+        [(1, "702.19b"), (5, "509.1c"), (6, "510.1c")],
+    ),
+    "combat.clj": ("(ns combat) ; CR 702.19b\n(def x 702.19)\n(def s \"rule 509.1c\")\n", [(1, "702.19b"), (3, "509.1c")]),
+    "combat.erl": ('% CR 702.19b\nX = 702.19,\nS = "rule 509.1c".\n', [(1, "702.19b"), (3, "509.1c")]),
+    "combat.jl": ('# CR 702.19b\n#= CR 509.1c\n=#\nx = 702.19\n', [(1, "702.19b"), (2, "509.1c")]),
+    "combat.nim": ('# CR 702.19b\n#[ CR 509.1c ]#\nlet x = 702.19\n', [(1, "702.19b"), (2, "509.1c")]),
+    "combat.zig": ('// CR 702.19b\nconst x = 702.19;\nconst s = "rule 509.1c";\n', [(1, "702.19b"), (3, "509.1c")]),
+    "Combat.pm": ("# CR 702.19b\n=pod\nCR 509.1c\n=cut\nmy $x = 702.19;\n", [(1, "702.19b"), (3, "509.1c")]),
+    "combat.r": ("# CR 702.19b\nx <- 702.19\ns <- 'rule 509.1c'\n", [(1, "702.19b"), (3, "509.1c")]),
+    "combat.cr": ('# CR 702.19b\nx = 702.19\ns = "rule 509.1c"\n', [(1, "702.19b"), (3, "509.1c")]),
     "index.html": (
         "<!-- CR 702.19b -->\n<p>version 702.19</p>\n<script>\n// CR 509.1c\nconst x = 702.19;\n"
         "const s = 'rule 510.1c';\n</script>\n",
