@@ -61,6 +61,7 @@ def test_a_game_or_version_said_beside_a_number_scopes_it(searcher):
     # the game said after the number, and Duel Masters' own name for its rules (Magic's are 総合ルール)
     assert rule_reference("101.1項 デュエマ").game == "dm" and rule_reference("509.1c (MTG)").game == "mtg"
     assert rule_reference("総合ゲームルール101.1").game == "dm" and rule_reference("総合ルール 103.4").game is None
+    assert rule_reference("CR509.1").game == "mtg" and rule_reference("rule 509.1").game is None  # Magic's "CR"
     page = searcher.search_page("dm 101.1")
     assert page["hits"][0]["game"] == "dm" and page["hits"][0]["rule"] == "101.1"
     assert first(searcher, "20991231 509.1c")["rule"] == "509.1c"  # a version the KB lacks is not an error

@@ -85,7 +85,7 @@ _REF_AFTER = re.compile(
 # Duel Masters' rules are its 総合ゲームルール; Magic's Japanese rules are its 総合ルール
 _REF_GAME = [
     ("dm", re.compile(r"^(?:\(?dm|デュエマ|デュエル|総合ゲームルール)")),
-    ("mtg", re.compile(r"^(?:\(?mtg|magic|マジック)")),
+    ("mtg", re.compile(r"^(?:\(?mtg|magic|マジック|cr$|c\.r\.$|comprehensive)")),  # Magic's CR; DM's are Japanese
 ]
 
 
