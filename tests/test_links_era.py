@@ -164,6 +164,10 @@ def test_a_glossary_term_beside_an_old_id_dates_the_line(store, tmp_path):
         "infect.js": "// tokeny z infect: obrażenia do gracza dają znaki trucizny (przegrana przy 10) (CR 702.87)\n",
         # an English line that says nothing of the mulligan beside the id is read as it was
         "draw.js": "// Mulligan rules are elsewhere; each player draws seven cards (CR 103.4)\n",
+        # a Drools rule named by its id and the engine's own words (no edition's 103.4 holds them)
+        "rules.drl": 'rule "103.4 part 3c mulligan LONDON discard answer"\nwhen\nthen\nend\n',
+        # a doc comment names no keyword, the declaration it documents does
+        "keywords.rs": "enum Keyword {\n    /// CR 702.87 — damage dealt to players as poison counters.\n    Infect,\n}\n",
     }
     by = _by(link(store, [str(_write(tmp_path, files))], git=False))
     c = by[("mulligan.test.js", "103.4")]
@@ -171,6 +175,10 @@ def test_a_glossary_term_beside_an_old_id_dates_the_line(store, tmp_path):
     c = by[("infect.js", "702.87")]
     assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["702.90"], "20110501"), c
     assert by[("draw.js", "103.4")]["written_version"] is None
+    c = by[("rules.drl", "103.4")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["103.5"], "20110501"), c
+    c = by[("keywords.rs", "702.87")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["702.90"], "20110501"), c
 
 
 def test_a_line_in_another_language_is_foreign_and_code_is_not(store):

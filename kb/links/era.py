@@ -67,12 +67,17 @@ def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
     if lead == cite.rule and copied.enough(words):
         held = resolver.copy_holders(words)
         order = {v.id: i for i, v in enumerate(chain)}
-        return {order[vid] for vid, rule in held if rule == cite.rule and vid in order}
+        if fits := {order[vid] for vid, rule in held if rule == cite.rule and vid in order}:
+            return fits
+        # words after the id that no edition's clause holds are the engine's own ("103.4 part 3c mulligan
+        # LONDON discard answer", a Drools rule's name): what they name is read below
     if cite.rule.startswith(("702.", "701.")):
         # a keyword ability or action named beside its id ("see rule 701.34e - … manifest one by one")
         titles = resolver.titles_ever(cite.rule)
         low = cite.context.lower()
         said = resolver.named(cite.context, around=cite)  # abilities, near the id
+        if not said and cite.rule.startswith("702."):  # ... or the one a doc comment's declaration names ("Menace,")
+            said = resolver.named(resolver.documented(cite))
         if cite.rule.startswith("701."):  # actions, anywhere on the line
             said += [t for t in sorted(titles) if re.search(rf"(?<![a-z]){re.escape(t)}(?:s|d|ed|ing)?(?![a-z])", low)]
         named = list(dict.fromkeys(k for k in said if k in titles))

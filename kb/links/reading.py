@@ -33,6 +33,7 @@ NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the id
 QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
 _LETTERS = re.compile(r"[^\W\d_]+")  # words of any alphabet
+_DOC = re.compile(r"^\s*(?:///|/\*\*|\*(?!/))")  # a doc comment's line: ///, /** or a javadoc's " * "
 
 
 @dataclass
@@ -90,6 +91,21 @@ class LineReader:
         below = lines[cite.line] if cite.line < len(lines) else ""
         m = COMMENT.match(below)
         return below[m.end() :] if m else ""
+
+    def documented(self, cite: Cite) -> str:
+        """The declaration a doc comment documents, identifiers written as words (``Menace,`` below
+        "/// CR 702.110 — this creature can't be blocked except by two or more creatures."): the first line of
+        code below the citation's comment, when the comment is a doc comment (``///``, ``/** … */``, ``* …``)
+        and that line is short. "" otherwise."""
+        lines = self.source(cite) if cite.path else []
+        if not _DOC.match(lines[cite.line - 1] if 0 < cite.line <= len(lines) else ""):
+            return ""
+        for below in lines[cite.line : cite.line + 8]:
+            if _DOC.match(below) or below.strip() in ("*/", ""):
+                continue
+            code = below.strip()
+            return evidence.spaced(code) if len(code) <= 60 and not COMMENT.match(below) else ""
+        return ""
 
     def context_above(self, cite: Cite) -> str:
         """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
