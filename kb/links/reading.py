@@ -253,10 +253,9 @@ class LineReader:
         at = low.find(cite.rule.split(".")[0] + ".")
         if at < 0 or self.foreign(text):
             return low
-        text = low
         end = at + len(cite.raw)
-        closing = re.match(r"[a-z]?\s*[)\]]", text[end:])
-        return text[max(0, at - 40) : end if closing else end + 40]
+        closing = re.match(r"[a-z]?\s*[)\]]", low[end:])
+        return low[max(0, at - 40) : end if closing else end + 40]
 
     def foreign(self, text: str) -> bool:
         """True when most words of ``text`` are no English the rules use (a comment in Polish or Croatian):
