@@ -88,7 +88,7 @@ def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
 
 def glossed(resolver, cite: Cite) -> set[int]:
     """Indexes into ``resolver.chain`` of the editions whose glossary sent a term the line names beside the id
-    to that id ("Mulligan londyński (CR 103.4)": "See rule 103.4" until 2021). Only terms whose rule moved
+    to that id ("Mulligan londyński (CR 103.4)": "See rule 103.4" until 2022). Only terms whose rule moved
     between editions say anything of one."""
     near = evidence.stems(resolver.beside(cite.context, cite))
     out: set[int] = set()
