@@ -90,17 +90,17 @@ def glossed(resolver, cite: Cite) -> set[int]:
     """Indexes into ``resolver.chain`` of the editions whose glossary sent a term the line names beside the id
     to that id ("Mulligan londyński (CR 103.4)": "See rule 103.4" until 2022). Only terms whose rule moved
     between editions say anything of one."""
+    terms = moved_terms(resolver).get(cite.rule)
+    if not terms:
+        return set()
     near = evidence.stems(resolver.beside(cite.context, cite))
-    out: set[int] = set()
-    for words, sent in moved_terms(resolver):
-        if any(cite.rule in rules for rules in sent.values()) and _holds(near, words):
-            out |= {i for i, rules in sent.items() if cite.rule in rules}
-    return out
+    return {i for words, fits in terms if _holds(near, words) for i in fits}
 
 
-def moved_terms(resolver) -> list[tuple[tuple[str, ...], dict[int, set[str]]]]:
-    """(stems of the term, {index into the chain: the rules its glossary entry sends to}) of every glossary term
-    of up to three words whose entries send it to other rules in other editions (kept on the resolver)."""
+def moved_terms(resolver) -> dict[str, list[tuple[tuple[str, ...], frozenset[int]]]]:
+    """Rule -> (stems of a term, indexes into the chain of the editions whose glossary sent the term to that
+    rule), for every glossary term of up to three words whose entries send it to other rules in other
+    editions (read once, kept on the resolver: a citation looks up its own rule's terms only)."""
     if resolver._moved is None:
         order = {v.id: i for i, v in enumerate(resolver.chain) if not v.partial}
         sent: dict[tuple[str, ...], dict[int, set[str]]] = {}
@@ -115,7 +115,13 @@ def moved_terms(resolver) -> list[tuple[tuple[str, ...], dict[int, set[str]]]]:
                 ids = sees[t["definition"]] = set(_SEE.findall(t["definition"]))
             if ids and 0 < len(words) <= 3:
                 sent.setdefault(words, {})[order[t["version_id"]]] = ids
-        resolver._moved = [(w, s) for w, s in sent.items() if len({frozenset(r) for r in s.values()}) > 1]
+        by_rule: dict[str, list[tuple[tuple[str, ...], frozenset[int]]]] = {}
+        for words, rules_of in sent.items():
+            if len({frozenset(r) for r in rules_of.values()}) > 1:
+                for rule in set().union(*rules_of.values()):
+                    fits = frozenset(i for i, rules in rules_of.items() if rule in rules)
+                    by_rule.setdefault(rule, []).append((words, fits))
+        resolver._moved = by_rule
     return resolver._moved
 
 

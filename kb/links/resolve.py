@@ -79,7 +79,7 @@ class Resolver(LineReader, Agreement, Suggestions):
         self._actions: dict[str, str] | None = None
         self.shifts: dict[str, list[tuple[str, int]]] = {}  # this tree's numbering (kb.links.shifts.learn)
         self.era: VersionInfo | None = None  # the edition this tree's undated citations follow (kb.links.era)
-        self._moved: list | None = None  # glossary terms whose rule moved (kb.links.era.moved_terms)
+        self._moved: dict | None = None  # glossary terms whose rule moved, by rule (kb.links.era.moved_terms)
 
     def _to_english(self, store: Store, game: str) -> None:
         """Resolve against the English edition a partial translation renders (it holds every clause).
