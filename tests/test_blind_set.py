@@ -95,3 +95,10 @@ def test_the_fifth_judged_citation_set_is_byte_identical_to_its_recorded_hash():
     digest = hashlib.sha256(judged.read_bytes()).hexdigest()
     assert digest == "9c104175a032f950711e7d1c1923149f615785967c5585d5963fdb218c4f955d"
     assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_sixth_judged_citation_set_is_byte_identical_to_its_recorded_hash():
+    judged = ROOT / "bench" / "links-judged" / "judged6.tsv"
+    digest = hashlib.sha256(judged.read_bytes()).hexdigest()
+    assert digest == "545716d709c5b7e0a247b74e7638c97fd8b181974fcb6f72b8a1f59a8e53f450"
+    assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
