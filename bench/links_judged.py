@@ -40,7 +40,7 @@ from kb.home import Home  # noqa: E402
 from kb.links import link  # noqa: E402
 
 JUDGED = sorted((Path(__file__).resolve().parent / "links-judged").glob("judged*.tsv"))
-SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4", "heldout5")
+SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
 BROKEN = ("stale", "orphan", "mismatch")
 
 
