@@ -7,7 +7,9 @@
 
 The cache bounds the first build of the bundled corpus: it holds the vectors of every default-scope
 passage of the bundled corpus (``rulekb build``) and of the seed corpus the tests build, keyed by the
-BLAKE2b-128 hash of the passage text, for one model, int8 with a scale per row. It is generated data:
+BLAKE2b-128 hash of the passage text, and the query vectors of their searched names (the glossaries'
+terms and the headings' names, keyed apart: kb.search.semantic.query_key), for one model, int8 with a
+scale per row. It is generated data:
 regenerate it whenever passages or the model change (``make`` after building the homes with the
 semantic extra installed; a build reuses what the old cache still covers). ``verify`` prints the
 file's sha256, how much of the home's default scope it covers, and the cosine between cached and
@@ -39,8 +41,15 @@ def home_vectors(path: str, texts: bool = False) -> semantic.VectorSet:
     return vs
 
 
+def home_names(path: str) -> list[semantic.VectorSet]:
+    """The query vectors of a built home's searched names (kb.search.index.searched_names), if it has them."""
+    where = Path(path) if (Path(path) / semantic.VECTORS_FILE).is_file() else Home(path).index_dir()
+    vs = semantic.VectorSet.load(where / semantic.QUERY_VECTORS_FILE)
+    return [vs] if vs is not None and len(vs) else []
+
+
 def make(homes: list[str]) -> None:
-    sets = [home_vectors(h) for h in homes]
+    sets = [home_vectors(h) for h in homes] + [n for h in homes for n in home_names(h)]
     models = {s.model for s in sets}
     if len(models) != 1:
         raise SystemExit(f"the homes were embedded by different models: {sorted(models)}")

@@ -110,6 +110,36 @@ def every_clause(home: Path) -> list[str]:
     return urls
 
 
+def tree_cpu(pid: int) -> float:
+    """CPU seconds used so far by a process and its descendants (Linux /proc; 0 elsewhere)."""
+    total, todo = 0.0, [pid]
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    while todo:
+        p = todo.pop()
+        try:
+            fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def wait_idle(pid: int, most: float = 120.0) -> float:
+    """Wait until the server's processes use under a tenth of a core for a second (each worker warms
+    its generation in the background at start: web.warmup); the seconds waited."""
+    t0 = time.perf_counter()
+    before = tree_cpu(pid)
+    while time.perf_counter() - t0 < most:
+        time.sleep(1.0)
+        now = tree_cpu(pid)
+        if now - before < 0.1:
+            break
+        before = now
+    return time.perf_counter() - t0
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -306,6 +336,8 @@ def run(home: Path, args: argparse.Namespace, config: dict) -> tuple[float, int]
             conn.request("GET", u)
             conn.getresponse().read()
         conn.close()
+        if not args.no_warm:
+            print(f"waited {wait_idle(server.pid):.1f} s for the workers' warm-up to finish")
         results: list = []
         stop = time.perf_counter() + args.duration
         clients_ = [

@@ -147,3 +147,20 @@ def test_the_rules_of_a_variant_the_query_does_not_name_come_after_the_general_o
     monkeypatch.setattr(learned, "_general_first", lambda searcher, s, order, facts: order)
     off = first_rules(Searcher(store, index), "life total 0 lose the game")
     assert any(variant(*r) for r in off[:2]), off[:2]
+
+
+def test_a_server_reads_the_forms_of_the_default_scope_once_at_start(kb, monkeypatch):
+    """warm_forms reads the Sudachi forms of every Japanese text a search may rank (web.warmup calls it),
+    so a search then tokenises only its own query."""
+    from kb.search.searcher import Searcher
+
+    store, index_dir, _, _ = kb
+    monkeypatch.setattr(learned, "_forms", learned.OrderedDict())
+    searcher = Searcher(store, index_dir)
+    warmed = searcher.warm_forms()
+    assert warmed > 100 and len(learned._forms) == len(set(learned._forms)) >= warmed * 0.9
+    calls = []
+    real = learned._sudachi
+    monkeypatch.setattr(learned, "_sudachi", lambda: calls.append(1) or real())
+    searcher.search_page("墓地 追放", limit=10)
+    assert len(calls) <= 2  # the query's own forms (and at most one text outside the default scope)

@@ -163,3 +163,71 @@ def test_an_embedding_error_reaches_the_search_that_waits_and_the_thread_goes_on
     with pytest.raises(ValueError, match="no vector"):
         worker.submit(Broken(), "bad").result(timeout=10)
     assert worker.submit(Broken(), "good").result(timeout=10) == [1.0, 0.0, 0.0]
+
+
+def test_a_query_typed_in_japanese_words_is_composed_of_its_words():
+    """接死 トランプル is embedded as its two words, each once (issue 20: the words people search for
+    are embedded at build time, so most searches embed nothing); other texts are embedded whole."""
+    assert semantic.query_parts("接死 トランプル") == ["接死", "トランプル"]
+    assert semantic.query_parts("接死　トランプル 接死") == ["接死", "トランプル"]  # full-width space, repeats
+    assert semantic.query_parts("combat damage") == ["combat damage"]  # English words are read together
+    assert semantic.query_parts("接死 deathtouch") == ["接死 deathtouch"]
+    assert semantic.query_parts("あ い う え お") == ["あ い う え お"]  # five words: a sentence typed apart
+    assert semantic.query_parts("ブロックされたクリーチャーはどうなる") == ["ブロックされたクリーチャーはどうなる"]
+
+    embedder = semantic.load_embedder()
+    embedder.forget_queries()
+    whole = embedder.query("接死 トランプル")
+    a, b = embedder.query("接死"), embedder.query("トランプル")
+    expected = (a + b) / np.linalg.norm(a + b)
+    assert np.allclose(whole, expected, atol=1e-6)
+    # the sum ranks as the whole text's vector does: closer to each word than to an unrelated one
+    assert whole @ a > 0.8 and whole @ b > 0.8 and whole @ embedder.query("山札") < min(whole @ a, whole @ b)
+
+
+def test_seeded_names_give_the_vectors_a_fresh_embedding_gives(tmp_path):
+    """A name's vector read from a build's file is the one embedding it now gives (both rounded to int8),
+    and a query made of seeded names calls no model."""
+    embedder = semantic.load_embedder()
+    names = ["墓地", "戦場"]
+    keys = [semantic.query_key(n) for n in names]
+    got, stats = semantic.embed_all(dict(zip(keys, names, strict=True)), embedder, [], queries=True)
+    assert stats["embedded"] == 2
+    got.save(tmp_path / semantic.QUERY_VECTORS_FILE, texts=np.array(names, dtype=str))
+    embedder.forget_queries()
+    fresh = embedder.query("墓地 戦場")
+
+    class Counting:
+        """The real embedder's model, counting its calls."""
+
+        def __init__(self, model):
+            self.model, self.calls = model, 0
+
+        def query(self, texts):
+            self.calls += 1
+            return self.model.query(texts)
+
+    semantic.seed_names(embedder, tmp_path)
+    embedder.forget_queries()
+    model, embedder._model = embedder._model, Counting(embedder._model)
+    try:
+        seeded = embedder.query("墓地 戦場")
+        assert embedder._model.calls == 0
+        embedder.query("墓地 追放")  # 追放 is not seeded: one call, for it alone
+        assert embedder._model.calls == 1
+    finally:
+        embedder._model = model
+    assert np.allclose(seeded, fresh, atol=1e-6)
+
+
+def test_a_build_embeds_the_names_people_search_for(kb):
+    """The index keeps query vectors of its glossary terms and headings' names, and a search made of
+    them embeds nothing."""
+    store, index_dir, stats, _ = kb
+    names = semantic.VectorSet.load(index_dir / semantic.QUERY_VECTORS_FILE, texts=True)
+    texts = {str(t) for t in names.extra["texts"]}
+    assert stats["dense"]["names"] == len(names) > 50
+    ja_terms = {t["term"] for t in store.terms() if t["lang"] == "ja" and " " not in t["term"]}
+    assert "墓地" in texts and len(texts & ja_terms) > 0.8 * len(ja_terms)
+    assert all(semantic.HAS_JAPANESE.search(t) for t in texts)
+    assert {semantic.query_key(t) for t in texts} == set(names.key_list())

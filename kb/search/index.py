@@ -37,7 +37,7 @@ from kb.children import die_with_parent
 from kb.model import Progress, default_workers
 from kb.search import ahead, semantic
 from kb.search.ahead import Ahead, Carried, indexed_ahead
-from kb.search.ranking import alternatives
+from kb.search.ranking import alternatives, name_of
 from kb.search.thesaurus import Thesaurus, analysis_fingerprint, mine_renames
 
 TERMS_FILE = "terms.json"
@@ -250,6 +250,7 @@ def build_index(
         + [a["text"][:MAX_INDEXED_CHARS] for a in articles]
     )
     passages = Passages(store)
+    passages.names = searched_names(contents, store.terms(), scope)
     both = list(_documents(passages, contents, terms, articles, labels, scope, holders, version_gl))
     passage_of, docs = [p for p, _ in both], [d for _, d in both]
     schema = make_schema(vocab)
@@ -386,6 +387,7 @@ class Passages:
         self.full: list[bytes | None] = []  # per full-index document number
         self.current: list[bytes] = []  # per current-index document number
         self.texts: dict[bytes, str] = {}
+        self.names: list[str] = []  # query parts to embed (searched_names)
         self._headings: dict[int, dict[str, str]] = {}
 
     def rule(self, vid: int, node) -> str:
@@ -430,7 +432,28 @@ class Passages:
         # The passages too: the file says what each vector embeds (bench/vectors.py verifies them).
         texts = np.array([self.texts[k] for k in vectors.key_list()], dtype=str)
         vectors.save(index_dir / semantic.VECTORS_FILE, full=rows(self.full), current=rows(self.current), texts=texts)
-        return {"model": embedder.name, "vectors": len(vectors), **stats}
+        # The names people search for, embedded as queries: a search made of them embeds nothing.
+        names = {semantic.query_key(n): n for n in self.names}
+        named, named_stats = semantic.embed_all(names, embedder, sources, progress, queries=True)
+        named.save(
+            index_dir / semantic.QUERY_VECTORS_FILE, texts=np.array([names[k] for k in named.key_list()], dtype=str)
+        )
+        stats["embed_seconds"] += named_stats["embed_seconds"]
+        return {"model": embedder.name, "vectors": len(vectors), "names": len(named), **stats}
+
+
+def searched_names(contents, terms, scope) -> list[str]:
+    """The Japanese names people search for, each a query part of its own (kb.search.semantic.query_parts):
+    the terms of every glossary and index (each form an entry lists) and the default scope's headings."""
+    forms: list[str] = []
+    for t in terms:
+        if t["lang"] == "ja" and len(t["term"]) <= 24:
+            forms += [t["term"], *alternatives(t["term"])]
+    for game, lang, _date, node in contents:
+        if lang == "ja" and node.title and scope.get((game, lang, node.rule), (0, None))[1] == node.hash:
+            forms += [name_of(node.title), *alternatives(name_of(node.title))]
+    names = {part for form in forms for part in semantic.query_parts(form.strip())}
+    return sorted(n for n in names if n and semantic.HAS_JAPANESE.search(n))
 
 
 # Longer texts are indexed by their head only: real clauses run to a few thousand characters, and

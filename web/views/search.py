@@ -176,7 +176,7 @@ def search():
         "confidence": None,
         "spelled": None,
         "jump": None,
-        "_versions": [pages.version_json(v) for v in s.versions()],
+        "_versions": generation().cached(("version-list",), lambda: [pages.version_json(v) for v in s.versions()]),
     }
     if not q:
         return ctx
