@@ -186,3 +186,30 @@ def test_a_line_in_another_language_is_foreign_and_code_is_not(store):
     assert resolver.foreign("Plot – rzut bez kosztu many – nie ma też wymagań kolorowych (CR 702.136)")
     assert not resolver.foreign("Plot lets you exile the card and cast it later without paying (CR 702.170)")
     assert not resolver.foreign("regenerationShields cantBeRegeneratedThisTurn (CR 701.19)")  # identifiers only
+
+
+def test_an_old_keyword_section_and_an_action_named_beside_its_old_id_date_the_line(tmp_path):
+    """Until 2009 the keyword abilities were rule 502 ("502.7f" was protection); in 2025-06 discard moved
+    from 701.8 to 701.9. An undated line naming the ability or action beside its old id was written when the
+    id meant it: stale, with where it went (not an orphan, not ok)."""
+    store = store_of("2009-05-01", "2025-02-07", "2026-01-16")
+    tree = _write(
+        tmp_path,
+        {
+            "engine/Protection.cpp": (
+                "// Comprehensive rule 502.7f : If a creature with protection attacks, it can't be blocked by "
+                "creatures that have the stated quality.\nbool blocked();\n"
+            ),
+            "engine/Cleanup.cs": (
+                "/// <summary>Discards a card from hand (CR 701.8), which is how cleanup is satisfied.</summary>\n"
+                "void Discard() {}\n"
+            ),
+            "engine/Destroy.cs": "/// <summary>Destroys a permanent (CR 701.8).</summary>\nvoid Destroy() {}\n",
+        },
+    )
+    by = _by(link(store, [str(tree)], git=False))
+    c = by[("Protection.cpp", "502.7f")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["702.16f"], "20090501"), c
+    c = by[("Cleanup.cs", "701.8")]
+    assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["701.9"], "20250207"), c
+    assert by[("Destroy.cs", "701.8")]["status"] == "ok"  # destroy is 701.8 today

@@ -849,3 +849,19 @@ def test_other_languages_name_their_tests(tmp_path):
         ("combat_test.cpp", "blockers", "509.1c"),
         ("combat_test.dart", "combat > trample", "702.19b"),
     ]
+
+
+def test_a_float_literal_in_commented_out_code_is_no_citation():
+    """C-family float literals ("pos.actZ * 119.7f") read like an id with a letter; beside arithmetic, or
+    among other float literals no id could be (84.f, 11.5f), they are numbers. Lists and prose keep theirs."""
+    from kb.links import forms
+
+    def ids(text: str) -> list[str]:
+        return [f.rule for f in forms.find_ids(text)]
+
+    assert ids("// renderer->Fill((pos.actY - (pos.actZ * 119.7f))-14.f, 8.f);") == []
+    assert ids("// float h = 119.7f;") == []
+    assert ids("// scale(0.5f, 702.19f)") == []
+    assert ids("trample (CR 702.19f)") == ["702.19f"]
+    assert ids("see rules 702.19f/702.19e; and 702.19c") == ["702.19f", "702.19e", "702.19c"]
+    assert ids("// 119.7f: life gain is a single event") == ["119.7f"]

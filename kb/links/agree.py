@@ -94,6 +94,8 @@ class Agreement:
             self._titles = {}
             for _, r, name in self.titled():
                 self._titles.setdefault(r, set()).add(name)
+        if rule.startswith("502."):  # the keyword abilities until 2009 (502.7 protection), the untap step since
+            return self._titles.get(rule.rstrip(ruleid.SUB_LETTERS), set())
         return self._titles.get(rule_head(rule), set())
 
     def paired(self, cite: Cite, siblings: list[str], version: VersionInfo, said: Reading) -> str | None:

@@ -71,7 +71,7 @@ def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
             return fits
         # words after the id that no edition's clause holds are the engine's own ("103.4 part 3c mulligan
         # LONDON discard answer", a Drools rule's name): what they name is read below
-    if cite.rule.startswith(("702.", "701.")):
+    if cite.rule.startswith(("702.", "701.", "502.")):  # 502: the keyword abilities until 2009
         # a keyword ability or action named beside its id ("see rule 701.34e - … manifest one by one")
         titles = resolver.titles_ever(cite.rule)
         low = cite.context.lower()
@@ -81,7 +81,8 @@ def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
         if cite.rule.startswith("701."):  # actions, anywhere on the line
             said += [t for t in sorted(titles) if re.search(rf"(?<![a-z]){re.escape(t)}(?:s|d|ed|ing)?(?![a-z])", low)]
         named = list(dict.fromkeys(k for k in said if k in titles))
-        if len(named) == 1 and len(titles) > 1:
+        # one title in every edition tells editions apart only when the edition resolved against lacks the id
+        if len(named) == 1 and (len(titles) > 1 or resolver.node(cite.rule, resolver.against) is None):
             return {i for i, v in enumerate(chain) if not v.partial and resolver.title_of(cite.rule, v) == named[0]}
     return glossed(resolver, cite) if terms else set()
 

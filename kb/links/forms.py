@@ -119,8 +119,29 @@ def _more_letters(text: str, pos: int, base: str, last: str) -> tuple[list[str],
     return out, pos
 
 
+# A C-family float literal is no citation: "pos.actZ * 119.7f" in a commented-out line of code. Its "f"
+# stands beside arithmetic, or the text holds other float literals that no rule id could be (84.f, 11.5f).
+_ARITHMETIC_BEFORE = re.compile(r"[*=+]\s*$")
+_ARITHMETIC_AFTER = re.compile(r"\s*\*")
+_OTHER_FLOAT = re.compile(
+    r"(?<![0-9A-Za-z_.])(?:\d{1,2}|\d{4,})\.\d*[fF](?![0-9A-Za-z_])|(?<![0-9A-Za-z_.])\d+\.[fF](?![0-9A-Za-z_])"
+)
+
+
+def _float_literal(text: str, m: re.Match) -> bool:
+    if m.group(3) != "f" or m.end() != m.start() + len(f"{m.group(1)}.{m.group(2)}f"):
+        return False
+    return bool(
+        _ARITHMETIC_BEFORE.search(text, max(0, m.start() - 8), m.start())
+        or _ARITHMETIC_AFTER.match(text, m.end())
+        or _OTHER_FLOAT.search(text)
+    )
+
+
 def _ids(text: str, game: str, out: list[Found], taken: list[tuple[int, int]]) -> None:
     for m in _ID.finditer(text):
+        if _float_literal(text, m):
+            continue
         g = _game_at(text, m.start(), game)
         if int(m.group(1)) > MAX_RULE.get(g, 905):
             continue

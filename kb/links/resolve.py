@@ -23,6 +23,8 @@ from kb.store import NodeRecord, Store, VersionInfo
 from kb.versions import editorial, order
 from kb.versions.history import valid_window
 
+OLD_KEYWORD = re.compile(r"^502\.\d+$")  # a keyword ability of the editions before 2009
+
 _REASONS = {
     "pronoun": "pronouns",
     "typography": "quote style",
@@ -168,6 +170,12 @@ class Resolver(LineReader, Agreement, Suggestions):
                 for vid, rule, title, text in rows
                 if vid in ids and KEYWORD_OR_ACTION.match(rule) and (name := heading(title, text)) and name != "general"
             ]
+            # Until 2009 the keyword abilities were rule 502 ("502.7. Protection"); its rules hold no titles since.
+            self._titled += [
+                (vid, rule, name)
+                for vid, rule, title, text in self.store.clause_texts_under("502.")
+                if vid in ids and OLD_KEYWORD.match(rule) and (name := heading(title, text)) and name != "general"
+            ]
         return self._titled
 
     def keywords(self) -> dict[str, set[tuple[int, str]]]:
@@ -180,7 +188,12 @@ class Resolver(LineReader, Agreement, Suggestions):
         return self._keywords
 
     def title_of(self, rule: str, version: VersionInfo) -> str:
-        head = rule if KEYWORD_RULE.match(rule) else ruleid.parent(rule)
+        # a keyword ability or action is titled itself (701.8. Discard), a clause by the rule above it
+        head = (
+            rule
+            if KEYWORD_RULE.match(rule) or KEYWORD_OR_ACTION.match(rule) or OLD_KEYWORD.match(rule)
+            else ruleid.parent(rule)
+        )
         n = self.node(head, version) if head else None
         return heading(n.title, n.text) if n else ""
 
