@@ -865,3 +865,5 @@ def test_a_float_literal_in_commented_out_code_is_no_citation():
     assert ids("trample (CR 702.19f)") == ["702.19f"]
     assert ids("see rules 702.19f/702.19e; and 702.19c") == ["702.19f", "702.19e", "702.19c"]
     assert ids("// 119.7f: life gain is a single event") == ["119.7f"]
+    assert ids("/**\n * 110.5f A token that has left the battlefield can't change zones.\n */") == ["110.5f"]
+    assert ids("  * 800.4f. If an effect requires information") == ["800.4f"]

@@ -123,6 +123,7 @@ def _more_letters(text: str, pos: int, base: str, last: str) -> tuple[list[str],
 # stands beside arithmetic, or the text holds other float literals that no rule id could be (84.f, 11.5f).
 _ARITHMETIC_BEFORE = re.compile(r"[*=+]\s*$")
 _ARITHMETIC_AFTER = re.compile(r"\s*\*")
+_DECORATION = re.compile(r"[\s/*#!-]*")
 _OTHER_FLOAT = re.compile(
     r"(?<![0-9A-Za-z_.])(?:\d{1,2}|\d{4,})\.\d*[fF](?![0-9A-Za-z_])|(?<![0-9A-Za-z_.])\d+\.[fF](?![0-9A-Za-z_])"
 )
@@ -131,8 +132,10 @@ _OTHER_FLOAT = re.compile(
 def _float_literal(text: str, m: re.Match) -> bool:
     if m.group(3) != "f" or m.end() != m.start() + len(f"{m.group(1)}.{m.group(2)}f"):
         return False
+    before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
     return bool(
-        _ARITHMETIC_BEFORE.search(text, max(0, m.start() - 8), m.start())
+        not _DECORATION.fullmatch(before)  # " * 110.5f A token …": a comment's margin, not a product
+        and _ARITHMETIC_BEFORE.search(before[-8:])
         or _ARITHMETIC_AFTER.match(text, m.end())
         or _OTHER_FLOAT.search(text)
     )
