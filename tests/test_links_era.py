@@ -213,3 +213,25 @@ def test_an_old_keyword_section_and_an_action_named_beside_its_old_id_date_the_l
     c = by[("Cleanup.cs", "701.8")]
     assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["701.9"], "20250207"), c
     assert by[("Destroy.cs", "701.8")]["status"] == "ok"  # destroy is 701.8 today
+
+
+def test_a_clause_of_a_pasted_paragraph_is_read_by_the_words_after_its_id(store, tmp_path):
+    """A Javadoc pasting 2011's cycling rules as one paragraph, clauses run together: each id's own words follow
+    it, and the words before it on its line are the clause before. 702.26b is where 702.29b is now, not 702.29a
+    (whose words share its line)."""
+    files = dict(OLD_TREE)
+    files["keywords/Cycling.java"] = (
+        "/**\n"
+        " * 702.26. Cycling 702.26a Cycling is an activated ability that functions\n"
+        " * only while the card with cycling is in a player's hand. \u201cCycling [cost]\u201d\n"
+        " * means \u201c[Cost], Discard this card: Draw a card.\u201d 702.26b Although the\n"
+        " * cycling ability can be activated only if the card is in a player's hand, it\n"
+        " * continues to exist while the object is on the battlefield and in all other zones.\n"
+        " * 702.26c Some cards with cycling have abilities that trigger when they're cycled.\n"
+        " */\n"
+        "public final class Cycling {}\n"
+    )
+    by = _by(link(store, [str(_write(tmp_path, files))], git=False))
+    assert by[("Cycling.java", "702.26a")]["suggest"][:1] == ["702.29a"]
+    assert by[("Cycling.java", "702.26b")]["suggest"][:1] == ["702.29b"], by[("Cycling.java", "702.26b")]
+    assert by[("Cycling.java", "702.26c")]["suggest"][:1] == ["702.29c"]

@@ -7,7 +7,7 @@ keyword abilities it names, and whether the line is rules text copied from an ed
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kb import ruleid
 from kb.links import about, copied, evidence, forms
@@ -107,6 +107,16 @@ class LineReader:
             return evidence.spaced(code) if len(code) <= 60 and not COMMENT.match(below) else ""
         return ""
 
+    def pasted(self, cite: Cite) -> str | None:
+        """The words after a clause id that ends a pasted clause's sentence and starts the next one's, with the
+        comment line below ("… a card.” 702.28b Although the" + "cycling ability is …"); None otherwise."""
+        if cite.scope == "name" or not cite.context or not cite.rule[-1].isalpha():
+            return None
+        m = re.search(rf"[.”\"]\s+{re.escape(cite.rule)}\.?\s+(?=[A-Z])", cite.context)
+        if m is None:
+            return None
+        return cite.context[m.end() :] + " " + self.next_line(cite)
+
     def context_above(self, cite: Cite) -> str:
         """The comment line above, when it speaks for this citation: one citing ids of its own speaks for those."""
         prev = self.previous_line(cite)
@@ -156,6 +166,10 @@ class LineReader:
     def read(self, cite: Cite, siblings: list[str] = ()) -> Reading:
         """What the citation's line, the code around it and its test say (``siblings``: the ids cited with it)."""
         prev = self.context_above(cite)
+        if (own_words := self.pasted(cite)) is not None:
+            # a clause of a paragraph pasted from the rules: its words follow its id, the line's earlier words are
+            # the clause before ("… Draw a card.” 702.28b Although the cycling ability …")
+            cite, prev = replace(cite, context=own_words), ""
         parts = [(cite.context, 1.0), (prev, 1.0), (evidence.file_words(cite.file), 0.5)]
         if cite.test and cite.scope != "name":
             parts.append((evidence.test_name(cite.test), 0.8))
