@@ -12,8 +12,9 @@ temporary one). Prints:
 - index and vector sizes;
 - query latency p50/p95 over bench/queries.tsv, words only, with dense fusion, and with everything
   on (dense fusion and the learned ranker; query vectors not cached: each query is embedded every
-  time), against SQLite FTS5 (trigram) in the same process; and everything on with the word tiers
-  scored by Whoosh's matchers instead of on arrays (kb.search.scores), taking turns query by query.
+  time, but for the names the build embedded: kb.search.semantic.query_parts), against SQLite FTS5
+  (trigram) in the same process; and everything on with the word tiers scored by Whoosh's matchers
+  instead of on arrays (kb.search.scores), taking turns query by query.
 Targets: p50 < 30 ms, p95 < 100 ms with everything on.
 """
 
@@ -124,7 +125,8 @@ def report_latency(store: Store, ix: Path, queries: list[str], repeat: int, embe
             runs.append((time.perf_counter() - t) * 1000)
         base.append(statistics.median(runs))
     print(
-        f"query latency over {len(queries)} distinct queries (median of {repeat} runs each, query vectors not cached):"
+        f"query latency over {len(queries)} distinct queries (median of {repeat} runs each,"
+        " query vectors not cached but the build's names):"
     )
     rows = (
         ("words only", words),
