@@ -867,3 +867,4 @@ def test_a_float_literal_in_commented_out_code_is_no_citation():
     assert ids("// 119.7f: life gain is a single event") == ["119.7f"]
     assert ids("/**\n * 110.5f A token that has left the battlefield can't change zones.\n */") == ["110.5f"]
     assert ids("  * 800.4f. If an effect requires information") == ["800.4f"]
+    assert ids("/* drawn at 1.5f scale\n * 702.19f: excess damage */") == ["702.19f"]  # another line's float

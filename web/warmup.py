@@ -40,7 +40,7 @@ def warm(app, state) -> None:
             client.get(url, headers={"Accept-Encoding": "br, gzip"}, environ_overrides=fresh)  # compressed too
         searcher = gen.searcher()
         if searcher is not None:
-            searcher.warm_forms()  # the ranker's Sudachi forms of the default scope: a second, once
+            searcher.warm_forms()  # the ranker's Sudachi forms of the default scope: two seconds, once
         store = gen.store()
         newest = {(v.game, v.lang): v for v in store.versions() if not v.partial}
         for v in newest.values():

@@ -120,7 +120,7 @@ def _more_letters(text: str, pos: int, base: str, last: str) -> tuple[list[str],
 
 
 # A C-family float literal is no citation: "pos.actZ * 119.7f" in a commented-out line of code. Its "f"
-# stands beside arithmetic, or the text holds other float literals that no rule id could be (84.f, 11.5f).
+# stands beside arithmetic, or its line holds other float literals that no rule id could be (84.f, 11.5f).
 _ARITHMETIC_BEFORE = re.compile(r"[*=+]\s*$")
 _ARITHMETIC_AFTER = re.compile(r"\s*\*")
 _DECORATION = re.compile(r"[\s/*#!-]*")
@@ -132,12 +132,14 @@ _OTHER_FLOAT = re.compile(
 def _float_literal(text: str, m: re.Match) -> bool:
     if m.group(3) != "f" or m.end() != m.start() + len(f"{m.group(1)}.{m.group(2)}f"):
         return False
-    before = text[text.rfind("\n", 0, m.start()) + 1 : m.start()]
+    start = text.rfind("\n", 0, m.start()) + 1
+    end = text.find("\n", m.end())
+    before = text[start : m.start()]
     return bool(
         not _DECORATION.fullmatch(before)  # " * 110.5f A token …": a comment's margin, not a product
         and _ARITHMETIC_BEFORE.search(before[-8:])
         or _ARITHMETIC_AFTER.match(text, m.end())
-        or _OTHER_FLOAT.search(text)
+        or _OTHER_FLOAT.search(text, start, end if end >= 0 else len(text))  # on the same line
     )
 
 
