@@ -205,6 +205,7 @@ def test_an_old_keyword_section_and_an_action_named_beside_its_old_id_date_the_l
                 "void Discard() {}\n"
             ),
             "engine/Destroy.cs": "/// <summary>Destroys a permanent (CR 701.8).</summary>\nvoid Destroy() {}\n",
+            "tests/regen.rs": 'fn t() {\n    assert!(ok, "bear has no damage after regeneration (CR 701.15a)");\n}\n',
         },
     )
     by = _by(link(store, [str(tree)], git=False))
@@ -213,6 +214,8 @@ def test_an_old_keyword_section_and_an_action_named_beside_its_old_id_date_the_l
     c = by[("Cleanup.cs", "701.8")]
     assert (c["status"], c["suggest"][:1], c["written_version"]) == ("stale", ["701.9"], "20250207"), c
     assert by[("Destroy.cs", "701.8")]["status"] == "ok"  # destroy is 701.8 today
+    c = by[("regen.rs", "701.15a")]  # the action named as a noun: regenerate was 701.15 until 2025-06
+    assert (c["status"], c["suggest"][:1]) == ("stale", ["701.19a"]), c
 
 
 def test_a_clause_of_a_pasted_paragraph_is_read_by_the_words_after_its_id(store, tmp_path):

@@ -79,12 +79,19 @@ def fitting(resolver, cite: Cite, *, terms: bool = True) -> set[int]:
         if not said and cite.rule.startswith("702."):  # ... or the one a doc comment's declaration names ("Menace,")
             said = resolver.named(resolver.documented(cite))
         if cite.rule.startswith("701."):  # actions, anywhere on the line
-            said += [t for t in sorted(titles) if re.search(rf"(?<![a-z]){re.escape(t)}(?:s|d|ed|ing)?(?![a-z])", low)]
+            said += [t for t in sorted(titles) if _names_action(t, low)]
         named = list(dict.fromkeys(k for k in said if k in titles))
         # one title in every edition tells editions apart only when the edition resolved against lacks the id
         if len(named) == 1 and (len(titles) > 1 or resolver.node(cite.rule, resolver.against) is None):
             return {i for i, v in enumerate(chain) if not v.partial and resolver.title_of(cite.rule, v) == named[0]}
     return glossed(resolver, cite) if terms else set()
+
+
+def _names_action(title: str, low: str) -> bool:
+    """True when lower-cased ``low`` names the keyword action ``title``, inflected or as its noun
+    ("discards", "destroyed", "regeneration")."""
+    stem = re.escape(title[:-1] if title.endswith("e") else title)
+    return re.search(rf"(?<![a-z]){stem}(?:e|es|s|ed|d|ing|ion|ions)?(?![a-z])", low) is not None
 
 
 def glossed(resolver, cite: Cite) -> set[int]:
