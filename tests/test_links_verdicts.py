@@ -189,11 +189,13 @@ def test_a_whole_rule_cited_gets_the_whole_rule_its_words_fit(store):
     # 731 is taking shortcuts today; the line names day and night, whose whole rule is 730 (not 730.2)
     r = _resolve(store, "731", 'The game\'s day/night designation (CR 731, "Day and Night").')
     assert (r["status"], r["suggest"][:1]) == ("mismatch", ["730"])
-    # the line names search and shuffle: the whole rule its words fit best, not the rule of the sub-clause
+    # the line names search and shuffle: the whole rule its words fit best, not the rule of the sub-clause;
+    # search was 701.19 until 2025-06, so the undated line was written then (stale, as three of the four
+    # judges of bench/links-judged read an old number whose words fit it)
     r = _resolve(
         store, "701.19", "Search your library for a card, put that card into your hand, then shuffle (CR 701.19)."
     )
-    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["701.23"])
+    assert (r["status"], r["suggest"][:1]) == ("stale", ["701.23"])
 
 
 def test_the_id_a_tests_marker_cites_comes_first(store, tmp_path):

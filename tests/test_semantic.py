@@ -166,8 +166,8 @@ def test_an_embedding_error_reaches_the_search_that_waits_and_the_thread_goes_on
 
 
 def test_a_query_typed_in_japanese_words_is_composed_of_its_words():
-    """接死 トランプル is embedded as its two words, each once (issue 20: the words people search for
-    are embedded at build time, so most searches embed nothing); other texts are embedded whole."""
+    """接死 トランプル is the sum of its two words' vectors when both are names the build embedded (issue 20:
+    a search of them embeds nothing); other texts, and texts with other words, are embedded whole."""
     assert semantic.query_parts("接死 トランプル") == ["接死", "トランプル"]
     assert semantic.query_parts("接死　トランプル 接死") == ["接死", "トランプル"]  # full-width space, repeats
     assert semantic.query_parts("combat damage") == ["combat damage"]  # English words are read together
@@ -177,12 +177,16 @@ def test_a_query_typed_in_japanese_words_is_composed_of_its_words():
 
     embedder = semantic.load_embedder()
     embedder.forget_queries()
-    whole = embedder.query("接死 トランプル")
     a, b = embedder.query("接死"), embedder.query("トランプル")
+    embedder.seed(["接死", "トランプル"], [a, b])  # names a build embedded
+    whole = embedder.query("接死 トランプル")
     expected = (a + b) / np.linalg.norm(a + b)
     assert np.allclose(whole, expected, atol=1e-6)
     # the sum ranks as the whole text's vector does: closer to each word than to an unrelated one
     assert whole @ a > 0.8 and whole @ b > 0.8 and whole @ embedder.query("山札") < min(whole @ a, whole @ b)
+    # a word that is no name the build embedded (a verb of a sentence typed apart): the whole text
+    mixed = embedder.query("接死 調べる")
+    assert not np.allclose(mixed, (a + embedder.query("調べる")) / np.linalg.norm(a + embedder.query("調べる")))
 
 
 def test_seeded_names_give_the_vectors_a_fresh_embedding_gives(tmp_path):
@@ -195,7 +199,8 @@ def test_seeded_names_give_the_vectors_a_fresh_embedding_gives(tmp_path):
     assert stats["embedded"] == 2
     got.save(tmp_path / semantic.QUERY_VECTORS_FILE, texts=np.array(names, dtype=str))
     embedder.forget_queries()
-    fresh = embedder.query("墓地 戦場")
+    a, b = embedder.query("墓地"), embedder.query("戦場")  # each embedded now, rounded as stored
+    fresh = (a + b) / np.linalg.norm(a + b)
 
     class Counting:
         """The real embedder's model, counting its calls."""
@@ -213,7 +218,7 @@ def test_seeded_names_give_the_vectors_a_fresh_embedding_gives(tmp_path):
     try:
         seeded = embedder.query("墓地 戦場")
         assert embedder._model.calls == 0
-        embedder.query("墓地 追放")  # 追放 is not seeded: one call, for it alone
+        embedder.query("墓地 追放")  # 追放 is not seeded: the whole text is embedded, in one call
         assert embedder._model.calls == 1
     finally:
         embedder._model = model

