@@ -218,7 +218,7 @@ def test_seeded_names_give_the_vectors_a_fresh_embedding_gives(tmp_path):
     try:
         seeded = embedder.query("墓地 戦場")
         assert embedder._model.calls == 0
-        embedder.query("墓地 追放")  # 追放 is not seeded: the whole text is embedded, in one call
+        embedder.query("墓地 ぴよぴよ")  # no KB names ぴよぴよ: the whole text is embedded, in one call
         assert embedder._model.calls == 1
     finally:
         embedder._model = model
