@@ -1,6 +1,6 @@
 """Score `rulekb link` against the hand-judged citations of real engines (bench/links-judged/judged*.tsv).
 
-    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|dev-pawl|heldout|heldout2|heldout3|heldout4|heldout5|heldout6] [--errors]
+    python bench/links_judged.py [NAME=PATH ...] [--home DIR] [--split dev|dev-pawl|heldout|heldout2|heldout3|heldout4|heldout5|heldout6|heldout7] [--errors]
 
 Each NAME=PATH is an engine tree (a checkout of the commit named in bench/links-judged/README.md); an engine
 left out is looked for under ``--engines`` (default /tmp/engines/NAME), and skipped with a warning when it is
@@ -20,7 +20,8 @@ session that added it (tuning data since). ``heldout3`` (judged3.tsv, four more 
 scored once at the end of the ninth pass and read in the eleventh (tuning data since). ``heldout4``
 (judged4.tsv) was scored once at the end of the eleventh pass and read then (tuning data since).
 ``heldout5`` (judged5.tsv) was scored once at the end of the twelfth pass (tuning data since).
-``heldout6`` (judged6.tsv; sha256 in links-judged/README.md) is the current blind set: scored once.
+``heldout6`` (judged6.tsv) was scored once at the end of the thirteenth pass (tuning data since).
+``heldout7`` (judged7.tsv; sha256 in links-judged/README.md) is the current blind set: scored once.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from kb.home import Home  # noqa: E402
 from kb.links import link  # noqa: E402
 
 JUDGED = sorted((Path(__file__).resolve().parent / "links-judged").glob("judged*.tsv"))
-SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6")
+SPLITS = ("dev", "dev-pawl", "heldout", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7")
 BROKEN = ("stale", "orphan", "mismatch")
 
 

@@ -102,3 +102,10 @@ def test_the_sixth_judged_citation_set_is_byte_identical_to_its_recorded_hash():
     digest = hashlib.sha256(judged.read_bytes()).hexdigest()
     assert digest == "545716d709c5b7e0a247b74e7638c97fd8b181974fcb6f72b8a1f59a8e53f450"
     assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_seventh_judged_citation_set_is_byte_identical_to_its_recorded_hash():
+    judged = ROOT / "bench" / "links-judged" / "judged7.tsv"
+    digest = hashlib.sha256(judged.read_bytes()).hexdigest()
+    assert digest == "b49733835d623f52c3b3069f4fff556b4be82ee528a1ddea27a3040d2fc1c87c"
+    assert digest in (judged.parent / "README.md").read_text(encoding="utf-8")
