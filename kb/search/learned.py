@@ -174,7 +174,7 @@ class QueryFacts:
 def query_facts(searcher, s, text: str, prefer: str | None) -> QueryFacts:
     """The word keys of ``text`` in the Japanese and English fields, with their rarity in ``s``."""
     ja_keys = list(dict.fromkeys(w.key for w in words(text, searcher.vocab)))
-    schema = searcher.ix.schema
+    schema = searcher.schema
     en_keys = list(dict.fromkeys(t.text for t in schema["en"].analyzer(text)))
     japanese = bool(HAS_JA.search(text))
     reader = s.reader()
@@ -537,7 +537,7 @@ def variant_heads(searcher) -> dict[str, tuple[set[str], set[str]]]:
     if searcher.variant_heads is None:
         rows = searcher.store.headings_from("mtg", "800")
         heads: dict[str, tuple[set[str], set[str]]] = {}
-        english = searcher.ix.schema["en"].analyzer
+        english = searcher.schema["en"].analyzer
         for rule, title in rows:
             if rule in ("800", "900"):
                 continue

@@ -148,7 +148,8 @@ class Searcher:
         self._clause_docs: dict | None = None  # (game, lang, rule) -> document of the default scope (learned)
         self._clause_lookups = 0
         self.variant_heads: dict[str, set[str]] | None = None  # rules 800–999's heading words (learned)
-        self.vocab = self.ix.schema["ja"].analyzer.vocab
+        self.schema = self.ix.schema  # read once: Index.schema reads the index's table of contents each time
+        self.vocab = self.schema["ja"].analyzer.vocab
         self.builder = QueryBuilder.from_index(index_dir, self.vocab, layers, self._current_reader)
         self.thesaurus = self.builder.thesaurus
         self._local = threading.local()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from flask import Blueprint, abort, current_app, g, redirect
+from markupsafe import Markup
 
 from kb import ruleid
 from kb.errors import InputError, NotFound, RulekbError
@@ -178,6 +179,9 @@ def search():
         "jump": None,
         "_versions": generation().cached(("version-list",), lambda: [pages.version_json(v) for v in s.versions()]),
     }
+    ctx["_version_options"] = generation().cached(
+        ("version-options", game, lang, label), lambda: _version_options(ctx["_versions"], game, lang, label)
+    )
     if not q:
         return ctx
     ctx["jump"] = rule_jump(s, q, game, lang, label)
@@ -200,6 +204,18 @@ def search():
     provenance = {(v.game, v.lang, v.label): v.meta.get("provenance") for v in s.versions()}
     ctx["results"] = [_result(h, provenance) for h in hits[:per_page]]
     return ctx
+
+
+def _version_options(versions: list[dict], game: str | None, lang: str | None, label: str | None) -> Markup:
+    """The search form's version choices (one per edition of the game and language asked), the asked one
+    selected: written once per generation and choice, not on every search (125 options)."""
+    return Markup("").join(
+        Markup('<option value="{0}"{1}>{2}/{3} {0}</option>').format(
+            v["version"], Markup(" selected") if v["version"] == label else "", v["game"], v["lang"]
+        )
+        for v in versions
+        if (not game or v["game"] == game) and (not lang or v["lang"] == lang)
+    )
 
 
 def _run_search(
