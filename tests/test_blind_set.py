@@ -16,6 +16,7 @@ BLIND5 = ROOT / "bench" / "blind5"
 BLIND6 = ROOT / "bench" / "blind6"
 BLIND7 = ROOT / "bench" / "blind7"
 BLIND8 = ROOT / "bench" / "blind8"
+BLIND9 = ROOT / "bench" / "blind9"
 # Recorded here too, so a changed set cannot pass by rewriting its own SHA256SUMS beside it.
 WRITTEN = {
     BLIND: "ca5b4e732181c4df1acb6a7cb6341edc14d9a2a2c0a2e223fd32e20dd0524265",
@@ -26,13 +27,14 @@ WRITTEN = {
     BLIND6: "22d1f1381c4032d811c980dac72d4a696da9886b6e63c5830a1d33631687ca4b",
     BLIND7: "f1fe8429e73ad23aba72d1e4ec744fc71e850a1ae3d1962dc1d4035d19b82496",
     BLIND8: "8fc911e1fb6e82f038c03485a9d74b31e82e3089bdbb121af40e5f9a1b2bde74",
+    BLIND9: "fe023a9fc8071fffcaf182ae9658089792636bdcbe5dbc39dd5047100e3a624f",
 }
 
 
 @pytest.mark.parametrize(
     "folder",
-    [BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8],
-    ids=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
+    [BLIND, BLIND2, BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9],
+    ids=["blind", "blind2", "blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"],
 )
 def test_a_blind_set_is_byte_identical_to_its_recorded_hash(folder):
     recorded = dict(line.split()[::-1] for line in (folder / "SHA256SUMS").read_text().splitlines())
@@ -66,8 +68,8 @@ def test_the_second_blind_set_parses_and_keeps_its_kinds():
 
 @pytest.mark.parametrize(
     "folder",
-    [BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8],
-    ids=["blind3", "blind4", "blind5", "blind6", "blind7", "blind8"],
+    [BLIND3, BLIND4, BLIND5, BLIND6, BLIND7, BLIND8, BLIND9],
+    ids=["blind3", "blind4", "blind5", "blind6", "blind7", "blind8", "blind9"],
 )
 def test_the_later_blind_sets_parse_and_keep_their_kinds(folder):
     blind, rows, kinds = _loaded(folder)
