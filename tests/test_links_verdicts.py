@@ -316,3 +316,18 @@ def test_a_comment_wrapped_onto_the_next_line_speaks_for_its_ids(store, tmp_path
     assert by[(3, "702.2b")]["status"] == "ok", by[(3, "702.2b")]["note"]
     assert by[(5, "702.90d")]["status"] == "ok", by[(5, "702.90d")]["note"]
     assert (by[(7, "702.90a")]["status"], by[(7, "702.90a")]["suggest"][:1]) == ("mismatch", ["702.83a"])
+
+
+def test_an_id_in_a_string_reads_with_the_rest_of_its_line(store, tmp_path):
+    # a scenario's id and its description are two strings of one call: the description names the mechanic
+    (tmp_path / "scenarios.py").write_text(
+        '@scenario("702.21", "lifelink gains life equal to damage actually dealt")\n'
+        "def s_lifelink_gains_life():\n"
+        "    pass\n"
+        '@scenario("702.15", "lifelink gains life equal to damage actually dealt")\n'
+        "def s_lifelink_again():\n"
+        "    pass\n"
+    )
+    got = {c["rule"]: c for c in link(store, [str(tmp_path)], git=False)["citations"]}
+    assert (got["702.21"]["status"], got["702.21"]["suggest"][:1]) == ("mismatch", ["702.15"])
+    assert got["702.15"]["status"] == "ok"

@@ -68,6 +68,13 @@ def _context(text: str, offset: int) -> str:
     return text[start : end if end >= 0 else min(len(text), offset + CONTEXT)]
 
 
+def _line_prose(regions: list[scanner.Region], region: scanner.Region, ctx: str) -> str:
+    """A string's context followed by the other strings and comments of its line, in their order (at most
+    ``CONTEXT`` characters of each): its own words lead, as a copied clause's id leads its text."""
+    parts = [ctx] + [scanner.prose(r)[:CONTEXT] for r in regions if r is not region]
+    return " ".join(p.strip() for p in parts if p.strip())
+
+
 def _name_citations(src: scanner.SourceFile, frames: list, prose: list[Cite], file_date, game: str) -> list[Cite]:
     """Ids in test names: identifiers with underscores, and Kotlin `backtick names` (not those already
     read as prose: Kotest's test("CR 509.1c") { })."""
@@ -119,10 +126,19 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
             file_date = d
             break
 
+    # The one-line strings and comments of each line: a string's id reads with the rest of its line's prose
+    # (@scenario("702.21 / 702.18", "lifelink gains life …"); Rule("704.5j", "If two or more legendary …")).
+    on_line: dict[int, list[scanner.Region]] = {}
+    for r in src.regions:
+        if r.kind in ("string", "comment") and "\n" not in r.text.strip("\n"):
+            on_line.setdefault(src.line_of(r.start), []).append(r)
+
     def emit(found: forms.Found, offset: int, region: scanner.Region, written, how) -> None:
         scope, tests = owner(offset)
         line = src.line_of(offset)
         ctx = scanner.prose(scanner.Region(region.kind, 0, _context(region.text, found.offset)))
+        if region.kind == "string" and len(on_line.get(line, ())) > 1:
+            ctx = _line_prose(on_line[line], region, ctx)
         base = dict(
             file=src.rel,
             line=line,
