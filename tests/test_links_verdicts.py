@@ -331,3 +331,15 @@ def test_an_id_in_a_string_reads_with_the_rest_of_its_line(store, tmp_path):
     got = {c["rule"]: c for c in link(store, [str(tmp_path)], git=False)["citations"]}
     assert (got["702.21"]["status"], got["702.21"]["suggest"][:1]) == ("mismatch", ["702.15"])
     assert got["702.15"]["status"] == "ok"
+
+
+def test_a_list_entry_one_letter_off_names_its_neighbour(store):
+    # 704.5's letters shift with every edition: the words name the saga's entry, two letters up
+    r = _resolve(store, "704.5u", "# 704.5u: Saga with final chapter completed", written="2026-01-16")
+    assert (r["status"], r["suggest"][:1]) == ("mismatch", ["704.5s"])
+    assert (
+        _resolve(store, "704.5s", "# 704.5s: Saga with final chapter completed", written="2026-01-16")["status"] == "ok"
+    )
+    # a comment that shares the cited clause's own words is about it, whatever a neighbour says as well
+    r = _resolve(store, "506.3", "-- CR 506.3: only a creature can be declared as an attacker", written="2026-01-16")
+    assert r["status"] == "ok"

@@ -19,6 +19,11 @@ _TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or a
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds speaks of that clause
 RARE = 7.0  # idf of a word found in about three clauses or fewer ("megamorph", not "shield")
+SIBLING_WORDS = (
+    10.0  # idf of the line's words a neighbouring clause holds, the cited one not (two or three uncommon words)
+)
+SIBLING_FIT = 0.7  # ... how well the line's words must fit that neighbour
+SIBLING_MINE = 0.15  # ... when they share next to nothing with the cited clause (a comment about it shares more)
 RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evidence (day, night; not "damage")
 COPIED_RUN = 8
 WRAPPED = 40  # characters of the next comment line that may still belong to the cited id's sentence
@@ -215,17 +220,45 @@ class Agreement:
                 for r in self.topic_target(head, cite, said)[:1]
             ),
         ]
-        rivals += [r for r in near if rare & self.view(self.against).own_stems(r) or self.copies_text(cite, r)]
+        rivals += [
+            r
+            for r in near
+            if rare & self.view(self.against).own_stems(r)
+            or self.copies_text(cite, r)
+            or (mine <= SIBLING_MINE and self.sibling_words(cite, r, said, family) >= SIBLING_WORDS)
+        ]
         lineage = set(self.holders(cite.rule))
         scored = [
             (self.fit_own(said, r), r)
             for r in dict.fromkeys(rivals)
             if r != cite.rule and (r in lineage or rule_head(r) not in theirs)
         ]
-        scored = [(f, r) for f, r in scored if f >= STRONG_FIT and f - mine >= margin]
+        # a neighbour one letter off need fit a little less: the list it is in says the rest
+        scored = [
+            (f, r)
+            for f, r in scored
+            if f - mine >= margin
+            and (
+                f >= STRONG_FIT
+                or (
+                    f >= SIBLING_FIT
+                    and mine <= SIBLING_MINE
+                    and self.sibling_words(cite, r, said, family) >= SIBLING_WORDS
+                )
+            )
+        ]
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
         return best[1] if best else None
+
+    def sibling_words(self, cite: Cite, rule: str, said: Reading, family: frozenset[str]) -> float:
+        """The weight (idf) of the line's own words that a clause next to the cited one, under the same parent,
+        holds and the cited clause never uses: "704.5u: Saga with final chapter completed" is 704.5s's saga,
+        one letter off in a list whose letters shift with every edition. 0 for a clause elsewhere."""
+        if ruleid.parent(rule) != ruleid.parent(cite.rule) or "." not in cite.rule:
+            return 0.0
+        theirs = self.view(self.against).own_stems(rule)
+        return sum(self.idf().of(w) for w in said.own if w in theirs and w not in family)
 
     def misquoted(self, cite: Cite, said: Reading, siblings: list[str] = ()) -> bool:
         """True when the line sets its own words after the cited id as that clause's text ("702.152a Daunt is an

@@ -68,6 +68,16 @@ def _context(text: str, offset: int) -> str:
     return text[start : end if end >= 0 else min(len(text), offset + CONTEXT)]
 
 
+def _one_line_prose(src: scanner.SourceFile) -> dict[int, list[scanner.Region]]:
+    """The one-line strings and comments of each line: a string's id reads with the rest of its line's prose
+    (@scenario("702.21 / 702.18", "lifelink gains life …"); Rule("704.5j", "If two or more legendary …"))."""
+    on_line: dict[int, list[scanner.Region]] = {}
+    for r in src.regions:
+        if r.kind in ("string", "comment") and "\n" not in r.text.strip("\n"):
+            on_line.setdefault(src.line_of(r.start), []).append(r)
+    return on_line
+
+
 def _line_prose(regions: list[scanner.Region], region: scanner.Region, ctx: str) -> str:
     """A string's context followed by the other strings and comments of its line, in their order (at most
     ``CONTEXT`` characters of each): its own words lead, as a copied clause's id leads its text."""
@@ -126,12 +136,7 @@ def scan_source(src: scanner.SourceFile, game: str = "mtg") -> Scan:
             file_date = d
             break
 
-    # The one-line strings and comments of each line: a string's id reads with the rest of its line's prose
-    # (@scenario("702.21 / 702.18", "lifelink gains life …"); Rule("704.5j", "If two or more legendary …")).
-    on_line: dict[int, list[scanner.Region]] = {}
-    for r in src.regions:
-        if r.kind in ("string", "comment") and "\n" not in r.text.strip("\n"):
-            on_line.setdefault(src.line_of(r.start), []).append(r)
+    on_line = _one_line_prose(src)
 
     def emit(found: forms.Found, offset: int, region: scanner.Region, written, how) -> None:
         scope, tests = owner(offset)
