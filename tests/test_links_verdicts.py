@@ -343,3 +343,20 @@ def test_a_list_entry_one_letter_off_names_its_neighbour(store):
     # a comment that shares the cited clause's own words is about it, whatever a neighbour says as well
     r = _resolve(store, "506.3", "-- CR 506.3: only a creature can be declared as an attacker", written="2026-01-16")
     assert r["status"] == "ok"
+
+
+def test_a_paste_wrapped_over_comment_lines_is_dated_by_all_of_it(store, tmp_path):
+    # the first line is today's 505.4 word for word; the third lacks "with one or more chapter abilities" (2025)
+    (tmp_path / "game.rs").write_text(
+        "fn main_phase() {\n"
+        "    // 505.4. Second, if the active player controls one or more Saga\n"
+        "    //        enchantments and it’s the active player’s precombat\n"
+        "    //        main phase, the active player puts a lore counter on\n"
+        "    //        each Saga they control. (See rule 714, “Saga Cards.”)\n"
+        "    //\n"
+        "    // 505.5. engine notes follow here, not the rules' words at all\n"
+        "}\n"
+    )
+    got = {c["rule"]: c for c in link(store, [str(tmp_path)], git=False)["citations"]}
+    assert (got["505.4"]["status"], got["505.4"]["written_version"]) == ("stale", "20240607")
+    assert got["505.4"]["suggest"][:1] == ["505.4"]

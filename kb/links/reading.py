@@ -30,6 +30,7 @@ _ACTS_AFTER = re.compile(
     r"[\s_]+(?:must|may|can|cannot|chooses|choose|assigns|assign|decides|divides|declares|orders|gets)(?![a-z])"
 )
 NAMED, CODED = 0.3, 0.6  # weights of the test's and file's names, and of the identifiers by the cited line
+CONTINUED = 12  # comment lines below a pasted clause's first that may still be its text
 QUERY_WORDS = 7  # words of a line a search for its clause uses
 COMMENT = re.compile(r"^\s*(?://+|#+|\*+|/\*+|--|;+|\"\"\"|\'\'\')\s*")
 _LETTERS = re.compile(r"[^\W\d_]+")  # words of any alphabet
@@ -146,9 +147,14 @@ class LineReader:
             if not copied.enough(words):
                 return None
         order = {v.id: i for i, v in enumerate(self.chain)}
+        held = self.copy_holders(words)
+        if held and (more := self.continued(cite)):
+            # a paste wrapped over several comment lines: the whole paragraph says which editions worded it so
+            # ("505.4. Second, if … Saga" / "enchantments … puts a lore counter on" / "each Saga they control.")
+            held = self.copy_holders(words + " " + more) or held
         places = [
             (order[vid], rule)
-            for vid, rule in self.copy_holders(words)
+            for vid, rule in held
             if vid in order and self._label_le(self.chain[order[vid]].label, self.against.label)
         ]
         if lead == cite.rule:
@@ -156,6 +162,19 @@ class LineReader:
         if not places:
             return None
         return self.chain[max(places)[0]], lead == cite.rule
+
+    def continued(self, cite: Cite) -> str:
+        """The words of the comment lines right below the citation's that carry its sentence on (normalised): up to
+        an empty comment line, a line of code, or a line that starts with another id; "" when there are none."""
+        lines = self.source(cite) if cite.path else []
+        out = []
+        for below in lines[cite.line : cite.line + CONTINUED]:
+            m = COMMENT.match(below)
+            rest = below[m.end() :].strip() if m else ""
+            if not m or not rest or copied.fragment(rest)[0]:
+                break
+            out.append(norm(rest))
+        return " ".join(out)
 
     def copy_holders(self, words: str) -> list[tuple[int, str]]:
         """(version id, rule) of every clause of every edition whose text holds ``words`` (normalised) word for word."""
