@@ -19,9 +19,7 @@ _TOPIC_ID = re.compile(r"^(?:70[12]\.\d+|[1-9]\d\d)$")  # a keyword ability or a
 STRONG_FIT, WEAK_FIT, MARGIN = 0.75, 0.3, 0.45
 QUOTE_FIT = 0.5  # a quote half of whose word weight the cited clause holds speaks of that clause
 RARE = 7.0  # idf of a word found in about three clauses or fewer ("megamorph", not "shield")
-SIBLING_WORDS = (
-    10.0  # idf of the line's words a neighbouring clause holds, the cited one not (two or three uncommon words)
-)
+SIBLING_WORDS = 10.0  # idf of the line's words a neighbouring clause holds, the cited one not (2–3 uncommon words)
 SIBLING_FIT = 0.7  # ... how well the line's words must fit that neighbour
 SIBLING_MINE = 0.15  # ... when they share next to nothing with the cited clause (a comment about it shares more)
 RARE_TITLE = 5.0  # idf of each word of a rule's title that makes naming it evidence (day, night; not "damage")
