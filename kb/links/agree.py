@@ -218,12 +218,13 @@ class Agreement:
                 for r in self.topic_target(head, cite, said)[:1]
             ),
         ]
+        # ... or a neighbour in the same list that the line's uncommon words name, the cited clause sharing next to
+        # nothing with them (it then needs to fit a little less: the list it is in says the rest)
+        close = set()
+        if mine <= SIBLING_MINE:
+            close = {r for r in [*rivals, *near] if self.sibling_words(cite, r, said, family) >= SIBLING_WORDS}
         rivals += [
-            r
-            for r in near
-            if rare & self.view(self.against).own_stems(r)
-            or self.copies_text(cite, r)
-            or (mine <= SIBLING_MINE and self.sibling_words(cite, r, said, family) >= SIBLING_WORDS)
+            r for r in near if rare & self.view(self.against).own_stems(r) or self.copies_text(cite, r) or r in close
         ]
         lineage = set(self.holders(cite.rule))
         scored = [
@@ -231,19 +232,8 @@ class Agreement:
             for r in dict.fromkeys(rivals)
             if r != cite.rule and (r in lineage or rule_head(r) not in theirs)
         ]
-        # a neighbour one letter off need fit a little less: the list it is in says the rest
         scored = [
-            (f, r)
-            for f, r in scored
-            if f - mine >= margin
-            and (
-                f >= STRONG_FIT
-                or (
-                    f >= SIBLING_FIT
-                    and mine <= SIBLING_MINE
-                    and self.sibling_words(cite, r, said, family) >= SIBLING_WORDS
-                )
-            )
+            (f, r) for f, r in scored if f - mine >= margin and (f >= STRONG_FIT or (r in close and f >= SIBLING_FIT))
         ]
         # the cited id's own lineage first among rivals that fit about as well
         best = max(scored, key=lambda fr: (fr[0] + (0.15 if fr[1] in lineage else 0.0), fr[1]), default=None)
